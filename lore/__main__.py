@@ -1,0 +1,7 @@
+"""``python -m lore``: the same as the ``lore`` command."""
+
+from __future__ import annotations
+
+from lore.cli import main
+
+main()

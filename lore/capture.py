@@ -1,0 +1,340 @@
+"""Capture: turn text plus flags into one new record, and store it safely.
+
+Owns the routing rules (which kind a set of flags means), the checks every write
+passes (schema, secrets gate, near-duplicates) and the enrichment of a new record
+(id, time, project tag, session, git commit, decision entities and spec quality).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from lore import clock
+from lore.errors import DuplicateError, InvalidInputError, SecretError, UsageError
+from lore.model import Record, kind_class
+from lore.store import Store
+
+# The field that receives the captured TEXT, per kind.
+TEXT_FIELD = {
+    "decision": "decision",
+    "pattern": "name",
+    "anti-pattern": "name",
+    "failure": "error_message",
+    "observation": "content",
+    "evidence": "content",
+    "concept": "name",
+}
+CAPTURE_KINDS = tuple(TEXT_FIELD)
+
+# Flag-implied kinds, strongest first: failure flags beat pattern flags beat
+# decision flags; no such flag makes an observation.
+ROUTES: tuple[tuple[str, frozenset[str]], ...] = (
+    ("failure", frozenset({"error_type", "tool", "step"})),
+    ("anti-pattern", frozenset({"symptom", "risk", "fix", "severity"})),
+    (
+        "pattern",
+        frozenset(
+            {"solution", "problem", "context", "category", "origin", "confidence", "examples"}
+        ),
+    ),
+    ("evidence", frozenset({"provenance", "supports"})),
+    (
+        "decision",
+        frozenset(
+            {
+                "rationale",
+                "alternatives",
+                "type",
+                "files",
+                "entities",
+                "outcome",
+                "lesson_learned",
+                "related_decisions",
+                "supersedes",
+            }
+        ),
+    ),
+    ("concept", frozenset({"description", "aliases"})),
+)
+EVIDENCE_LEVELS = ("preliminary", "confirmed", "contested", "superseded")
+DEDUPE_KINDS = ("decision", "pattern", "anti-pattern")
+SIMILARITY_THRESHOLD = 92.0  # rapidfuzz token_sort_ratio, 0-100
+
+
+@dataclass
+class Captured:
+    record: Record
+    warnings: list[str] = field(default_factory=list)
+
+
+def route(kind: str | None, fields: dict[str, Any]) -> str:
+    """The kind a capture makes: the explicit one, else the strongest flag family."""
+    if kind:
+        name = kind_class(kind).KIND.name
+        if name not in CAPTURE_KINDS:
+            raise UsageError(f"cannot capture a {name}; capture makes {', '.join(CAPTURE_KINDS)}")
+        return name
+    given = {k for k, v in fields.items() if v not in (None, "", [], ())}
+    if "confidence" in given and str(fields["confidence"]).strip().lower() in EVIDENCE_LEVELS:
+        given = (given - {"confidence"}) | {"provenance"}  # a level word means evidence
+    for name, flags in ROUTES:
+        if given & flags:
+            return name
+    return "observation"
+
+
+def split_list(values: Iterable[str] | str | None) -> list[str]:
+    """Comma-separated and repeated values as one clean, de-duplicated list."""
+    if values is None:
+        return []
+    if isinstance(values, str):
+        values = [values]
+    out: list[str] = []
+    for value in values:
+        for part in str(value).split(","):
+            part = part.strip()
+            if part and part not in out:
+                out.append(part)
+    return out
+
+
+def detect_project(explicit: str | None = None) -> str | None:
+    if explicit:
+        return explicit.strip() or None
+    env = os.environ.get("LORE_PROJECT")
+    if env:
+        return env.strip() or None
+    repo = _repo()
+    return repo.name if repo else None
+
+
+@lru_cache(maxsize=8)
+def _repo_at(cwd: str) -> Any:
+    from lore.gitinfo import find_repo
+
+    return find_repo(Path(cwd))
+
+
+def _repo() -> Any:
+    """The git repository around the working directory (cached: imports call this a lot)."""
+    try:
+        return _repo_at(os.getcwd())
+    except OSError:
+        return None
+
+
+@lru_cache(maxsize=8)
+def _head_at(top: str) -> str | None:
+    repo = _repo_at(top)
+    return repo.head() if repo else None
+
+
+def current_session_id(store: Store) -> str | None:
+    """The session new records belong to: ``LORE_SESSION_ID``, else none yet."""
+    return os.environ.get("LORE_SESSION_ID") or None
+
+
+def build(
+    kind: str,
+    text: str,
+    fields: dict[str, Any],
+    *,
+    tags: Sequence[str] = (),
+    project: str | None = None,
+    source: str | None = None,
+    session_id: str | None = None,
+    timestamp: str | None = None,
+    record_id: str | None = None,
+) -> Captured:
+    """Make (but do not store) the record a capture would write."""
+    cls = kind_class(kind)
+    warnings: list[str] = []
+    names = set(cls.field_names())
+    values: dict[str, Any] = {}
+    ignored = []
+    for key, value in fields.items():
+        if value in (None, "", [], ()):
+            continue
+        if key == "supersedes" and kind == "decision":
+            continue  # handled by capture(): it revises the older decision
+        if key not in names or key in ("id", "timestamp", "v", "tags", "project"):
+            ignored.append(key)
+            continue
+        values[key] = value
+    if ignored:
+        flags = ", ".join("--" + k.replace("_", "-") for k in sorted(ignored))
+        warnings.append(f"ignored {flags}: not a field of a {kind}")
+    text = text.strip()
+    if kind == "decision":
+        from lore.components.journal import extract_entities, parse_inline, unique
+
+        decision, rationale, alternatives = parse_inline(text)
+        text = decision or text
+        if rationale and not values.get("rationale"):
+            values["rationale"] = rationale
+        if alternatives and not values.get("alternatives"):
+            values["alternatives"] = alternatives
+        values["entities"] = unique(
+            split_list(values.get("entities"))
+            + split_list(values.get("files"))
+            + extract_entities(text)
+        )
+        values["files"] = split_list(values.get("files"))
+        for key in ("alternatives", "related_decisions"):
+            if key in values:
+                values[key] = split_list(values[key])
+    for key in ("aliases", "supports", "examples"):
+        if key in values and key != "examples":
+            values[key] = split_list(values[key])
+        elif key in values:
+            values[key] = [values[key]] if isinstance(values[key], str) else list(values[key])
+    if kind == "pattern" and "confidence" in values:
+        values["confidence"] = _number(values["confidence"], "confidence")
+    if kind == "evidence" and "confidence" in values:
+        values["confidence"] = str(values["confidence"]).strip().lower()
+    values[TEXT_FIELD[kind]] = text
+    project = detect_project(project)
+    all_tags = split_list(list(tags))
+    if project and project not in all_tags:
+        all_tags.append(project)
+    record = cls(
+        id=record_id or clock.new_id(cls.KIND.prefix or kind),
+        timestamp=clock.normalize_timestamp(timestamp) if timestamp else clock.now(),
+        project=project,
+        tags=all_tags,
+        session_id=session_id,
+        **({"source": source} if source else {}),
+        **values,
+    )
+    if kind == "decision":
+        from lore.components.journal import spec_quality
+
+        repo = _repo()
+        if repo is not None and record.git_commit is None:  # type: ignore[attr-defined]
+            record.git_commit = _head_at(str(repo.top))  # type: ignore[attr-defined]
+        record.spec_quality = spec_quality(record)  # type: ignore[arg-type,attr-defined]
+    return Captured(record, warnings)
+
+
+def _number(value: Any, name: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InvalidInputError(
+            f"{name} must be a number between 0 and 1 (got {value!r})", field=name
+        ) from None
+    if not 0 <= number <= 1:
+        raise InvalidInputError(f"{name} must be between 0 and 1 (got {value!r})", field=name)
+    return number
+
+
+def check(record: Record, *, allow_secret: bool = False) -> None:
+    """Schema and secrets checks every new record passes before it is written."""
+    problems = record.problems()
+    if problems:
+        name, message = problems[0]
+        raise InvalidInputError(f"{record.kind} {name} {message}", field=name, kind=record.kind)
+    if not allow_secret:
+        from lore.secrets import scan_fields
+
+        data = record.to_dict()
+        for key in ("id", "timestamp", "v", "git_commit"):
+            data.pop(key, None)
+        findings = scan_fields(data)
+        if findings:
+            first = findings[0]
+            raise SecretError(
+                f"refusing to write: {first.field} looks like it holds a {first.kind}; "
+                "remove it, or pass --allow-secret if this is not a real credential",
+                field=first.field,
+                secret=first.rule,
+                findings=[{"field": f.field, "rule": f.rule, "kind": f.kind} for f in findings],
+            )
+
+
+_NORMALIZE = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def normalize(text: str) -> str:
+    return _NORMALIZE.sub(" ", text.casefold()).strip()
+
+
+def find_duplicate(store: Store, record: Record) -> Record | None:
+    """An active record of the same kind whose title is the same or nearly the same."""
+    if record.kind not in DEDUPE_KINDS:
+        return None
+    target = normalize(record.title)
+    if not target:
+        return None
+    existing = store.records(record.kind)
+    titles = [normalize(r.title) for r in existing]
+    for other, title in zip(existing, titles):
+        if title == target:
+            return other
+    if not existing:
+        return None
+    from rapidfuzz import fuzz, process
+
+    match = process.extractOne(
+        target, titles, scorer=fuzz.token_sort_ratio, score_cutoff=SIMILARITY_THRESHOLD
+    )
+    return existing[match[2]] if match else None
+
+
+def capture(
+    store: Store,
+    text: str,
+    *,
+    kind: str | None = None,
+    fields: dict[str, Any] | None = None,
+    tags: Sequence[str] = (),
+    project: str | None = None,
+    source: str | None = None,
+    force: bool = False,
+    allow_secret: bool = False,
+    timestamp: str | None = None,
+) -> Captured:
+    """Route, build, check and store one record; returns it with any warnings."""
+    fields = dict(fields or {})
+    if not text or not text.strip():
+        raise UsageError("nothing to capture: the text is empty")
+    name = route(kind, fields)
+    captured = build(
+        name,
+        text,
+        fields,
+        tags=tags,
+        project=project,
+        source=source,
+        session_id=current_session_id(store),
+        timestamp=timestamp,
+    )
+    record = captured.record
+    check(record, allow_secret=allow_secret)
+    supersedes = fields.get("supersedes") if name == "decision" else None
+    if supersedes:
+        old = store.get(supersedes)
+        if old.kind != "decision":
+            raise InvalidInputError(f"--supersedes needs a decision id, got {old.kind} {old.id}")
+
+    def guard() -> None:
+        if force:
+            return
+        duplicate = find_duplicate(store, record)
+        if duplicate is not None:
+            raise DuplicateError(
+                f"a near-duplicate {record.kind} already exists: {duplicate.id} "
+                f"({duplicate.title[:80]!r}); pass --force to record it anyway",
+                existing_id=duplicate.id,
+            )
+
+    store.add([record], guard=guard)
+    if supersedes:
+        store.revise(supersedes, {"status": "superseded", "superseded_by": record.id})
+    return captured

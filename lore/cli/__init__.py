@@ -1,0 +1,161 @@
+"""The ``lore`` command: a lazy click group, global options and error rendering.
+
+Subcommands live in their own modules and are imported only when invoked (or
+listed by ``--help``), so ``lore capture`` never pays for networkx or rich tables.
+This package is the only place that prints or exits.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+from lore import __version__
+from lore.errors import EXIT_INTERRUPTED, LoreError
+
+# command name -> ("module:function" relative to lore.cli, one-line help for `lore --help`).
+# The one-liners live here so `lore --help` imports no command module; a contract
+# test checks each equals the first line of the command's own docstring.
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "capture": (
+        "capture:capture_cmd",
+        "Record TEXT as a decision, pattern, failure, observation, evidence or concept.",
+    ),
+    "remember": (
+        "capture:remember_cmd",
+        'Record a decision: TEXT, optionally "X because: why vs: a, b".',
+    ),
+    "learn": ("capture:learn_cmd", "Record a pattern (a lesson): TEXT is its name."),
+    "fail": (
+        "capture:fail_cmd",
+        'Record a failure of ERROR_TYPE with MESSAGE ("-" or piped stdin reads it).',
+    ),
+    "observe": ("capture:observe_cmd", "Record a raw observation for later triage."),
+    "retract": (
+        "capture:retract_cmd",
+        "Withdraw a record: it stays on disk but leaves default listings.",
+    ),
+    "show": (
+        "records:show_cmd",
+        "Print the record with id RECORD_ID (any kind) in its latest state.",
+    ),
+    "list": ("records:list_cmd", "List records of KIND, newest first."),
+    "import": ("bulk:import_cmd", "Import records from a JSONL FILE (or - for stdin)."),
+    "export": ("bulk:export_cmd", "Write every record as JSONL that `lore import` reads back."),
+    "validate": ("validate:validate_cmd", "Check every data file; exit 4 if anything is wrong."),
+    "init": ("admin:init_cmd", "Create <root>/<component>/data/ for all nine components."),
+    "paths": (
+        "admin:paths_cmd",
+        "Print the resolved data root and every component's data directory.",
+    ),
+}
+
+
+class LoreGroup(click.Group):
+    """A group whose subcommands are imported on first use, in a fixed order."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(LAZY_COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = LAZY_COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        module_name, attr = entry[0].split(":")
+        from importlib import import_module
+
+        module = import_module(f"lore.cli.{module_name}")
+        command: click.Command = getattr(module, attr)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, help_text) for name, (_, help_text) in LAZY_COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except LoreError as exc:
+            from lore.cli._output import emit_error
+
+            emit_error(exc, as_json=bool(ctx.meta.get("lore.json")))
+            raise click.exceptions.Exit(exc.exit_code) from None
+
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(cls=LoreGroup, context_settings=CONTEXT_SETTINGS)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=str),
+    default=None,
+    help="Data root to use (overrides LORE_DATA_DIR and every default).",
+)
+@click.version_option(__version__, "-V", "--version", prog_name="lore")
+@click.pass_context
+def cli(ctx: click.Context, data_dir: str | None) -> None:
+    """lore: durable, git-native memory for AI coding agents and shell scripts.
+
+    \b
+    Start a session:   lore resume
+    Record as you go:  lore remember "Use X because: Y vs: Z"
+                       lore learn "Retry with backoff" --solution "..."
+                       lore fail NonZeroExit "pytest exited 1"
+                       lore observe "The CI cache is cold on Mondays"
+    Look things up:    lore show ID, lore list decisions
+    Check the data:    lore validate
+
+    Data lives under one root (see `lore paths`); stdout carries data, stderr
+    messages, and every read command takes --json.
+    """
+    from lore.cli._app import App
+
+    ctx.obj = App(data_dir)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: exit codes per LORE_CONTRACT.md."""
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        # Without standalone mode click returns the exit code of a ctx.exit() /
+        # Exit instead of raising it; commands themselves return None.
+        code = cli.main(args=args, prog_name="lore", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        if "--json" in args:
+            from lore.cli._output import emit_json
+
+            emit_json({"ok": False, "error": exc.format_message(), "code": "usage"})
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("lore: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except KeyboardInterrupt:
+        click.echo("lore: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except BrokenPipeError:
+        # The reader went away (`lore list | head`): not an error worth a traceback.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(0)
+    except LoreError as exc:  # raised outside a command (rare)
+        from lore.cli._output import emit_error
+
+        emit_error(exc, as_json="--json" in args)
+        sys.exit(exc.exit_code)
+    except Exception as exc:
+        if os.environ.get("LORE_DEBUG"):
+            raise
+        click.echo(
+            f"lore: internal error: {type(exc).__name__}: {exc} (set LORE_DEBUG=1 for a traceback)",
+            err=True,
+        )
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)

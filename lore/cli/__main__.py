@@ -1,0 +1,7 @@
+"""``python -m lore.cli``."""
+
+from __future__ import annotations
+
+from lore.cli import main
+
+main()

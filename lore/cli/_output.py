@@ -1,0 +1,137 @@
+"""Everything lore prints: JSON to stdout, human text to stdout, messages to stderr.
+
+JSON is one document per command (orjson). Human output uses plain ``click.echo``
+on the hot paths and a rich ``Console(markup=False, highlight=False)`` (built on
+first use) for tables, so text like ``[red]`` in a record prints as written.
+Colour honours ``NO_COLOR``, ``FORCE_COLOR`` and whether the stream is a terminal.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+from lore.errors import LoreError, UsageError
+
+STDIN_WAIT_SECONDS = 2.0
+
+
+def json_option(fn: Any) -> Any:
+    """``--json``: print one JSON document; also makes errors print as JSON."""
+
+    def mark(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+        if value:
+            ctx.meta["lore.json"] = True
+        return value
+
+    return click.option(
+        "--json",
+        "as_json",
+        is_flag=True,
+        callback=mark,
+        expose_value=True,
+        is_eager=True,
+        help="Print one JSON document on stdout instead of text.",
+    )(fn)
+
+
+def emit_json(obj: Any) -> None:
+    import orjson
+
+    data = orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS) + b"\n"
+    stream = click.get_binary_stream("stdout")
+    stream.write(data)
+    stream.flush()
+
+
+def echo(text: str = "") -> None:
+    click.echo(text)
+
+
+def color_enabled(err: bool = False) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    stream = sys.stderr if err else sys.stdout
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def style(text: str, err: bool = False, **styles: Any) -> str:
+    return click.style(text, **styles) if color_enabled(err) else text
+
+
+def warn(message: str) -> None:
+    click.echo(style(f"lore: warning: {message}", err=True, fg="yellow"), err=True)
+
+
+def note(message: str) -> None:
+    click.echo(f"lore: {message}", err=True)
+
+
+def emit_error(exc: LoreError, *, as_json: bool) -> None:
+    if as_json:
+        emit_json(exc.to_dict())
+    click.echo(style(f"lore: error: {exc.message}", err=True, fg="red"), err=True)
+
+
+_console: Any = None
+
+
+def console() -> Any:
+    """The shared rich console for tables and panels (stdout)."""
+    global _console
+    if _console is None:
+        from rich.console import Console
+
+        _console = Console(
+            markup=False,
+            highlight=False,
+            emoji=False,
+            no_color=not color_enabled(),
+            soft_wrap=False,
+        )
+    return _console
+
+
+def read_text(text: str | None, *, what: str = "text") -> str:
+    """The TEXT argument, or stdin when TEXT is ``-`` or absent and stdin is piped.
+
+    ``-`` reads stdin to the end. With no TEXT, a terminal is never read, and a
+    pipe that stays silent for ``LORE_STDIN_TIMEOUT`` seconds (default 2) counts
+    as no input, so lore never hangs on an open, unused stdin.
+    """
+    if text is not None and text != "-":
+        return text
+    stdin = click.get_text_stream("stdin")
+    if text == "-":
+        return stdin.read()
+    if stdin.isatty():
+        raise UsageError(f"no {what} given: pass it as an argument or pipe it on stdin")
+    if not _stdin_ready(_stdin_wait()):
+        raise UsageError(f"no {what} given: stdin is open but nothing arrived")
+    return stdin.read()
+
+
+def _stdin_wait() -> float:
+    try:
+        return float(os.environ.get("LORE_STDIN_TIMEOUT", STDIN_WAIT_SECONDS))
+    except ValueError:
+        return STDIN_WAIT_SECONDS
+
+
+def _stdin_ready(timeout: float) -> bool:
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):
+        return True  # not a real file (tests feed a buffer): read it directly
+    import select
+
+    try:
+        ready, _, _ = select.select([fd], [], [], timeout)
+    except (OSError, ValueError):
+        return True
+    return bool(ready)

@@ -1,0 +1,110 @@
+"""``lore show ID`` and ``lore list KIND``: read any record, in its latest state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from lore.cli._app import App
+from lore.cli._output import console, echo, emit_json, json_option, warn
+
+pass_app = click.make_pass_decorator(App)
+
+
+def _report_issues(app: App) -> None:
+    for issue in app.store.issues:
+        warn(str(issue))
+
+
+def _render_value(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(v) if not isinstance(v, dict) else _render_dict(v) for v in value)
+    if isinstance(value, dict):
+        return _render_dict(value)
+    return str(value)
+
+
+def _render_dict(value: dict[str, Any]) -> str:
+    import orjson
+
+    return orjson.dumps(value).decode()
+
+
+@click.command(name="show")
+@click.argument("record_id")
+@click.option(
+    "--history", is_flag=True, help="Also list the revisions that made the current state."
+)
+@json_option
+@pass_app
+def show_cmd(app: App, record_id: str, history: bool, as_json: bool) -> None:
+    """Print the record with id RECORD_ID (any kind) in its latest state.
+
+    With --json, prints the record exactly as stored, revisions folded in
+    (with --history: {"record": ..., "history": [...]}).
+    """
+    from lore.api import record_history
+
+    record = app.store.get(record_id)
+    revisions = record_history(app.store, record_id) if history else None
+    _report_issues(app)
+    if as_json:
+        data = record.to_dict()
+        emit_json({"record": data, "history": revisions} if history else data)
+        return
+    echo(f"{record.kind} {record.id}")
+    for key, value in record.to_dict().items():
+        if key == "id" or value in (None, "", [], {}):
+            continue
+        echo(f"  {key}: {_render_value(value)}")
+    if revisions:
+        echo("history:")
+        for line in revisions:
+            echo(f"  {line.get('timestamp', '')}  {_render_value(line.get('set', line))}")
+
+
+@click.command(name="list")
+@click.argument("kind")
+@click.option("--all", "show_all", is_flag=True, help="Include retracted and superseded records.")
+@click.option("--tag", "tags", multiple=True, help="Only records with this tag (repeatable: all).")
+@click.option("--project", help="Only records of this project.")
+@click.option("--limit", "-n", type=click.IntRange(min=0), default=0, help="At most N (0: all).")
+@json_option
+@pass_app
+def list_cmd(
+    app: App,
+    kind: str,
+    show_all: bool,
+    tags: tuple[str, ...],
+    project: str | None,
+    limit: int,
+    as_json: bool,
+) -> None:
+    """List records of KIND, newest first.
+
+    KIND is one of decision, pattern, anti-pattern, failure, observation,
+    evidence, goal, session, project, concept, edge (plurals work too).
+    With --json, prints an array of records exactly as stored.
+    """
+    from lore.api import list_records
+
+    records = list_records(
+        app.store, kind, hidden=show_all, tags=list(tags), project=project, limit=limit
+    )
+    _report_issues(app)
+    if as_json:
+        emit_json([r.to_dict() for r in records])
+        return
+    if not records:
+        echo(f"no {kind} records")
+        return
+    from rich.table import Table
+
+    table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
+    table.add_column("id", no_wrap=True)
+    table.add_column("when", no_wrap=True)
+    table.add_column(records[0].KIND.title)
+    for record in records:
+        table.add_row(record.id, record.timestamp[:16].replace("T", " "), record.title)
+    console().print(table)

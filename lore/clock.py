@@ -1,0 +1,42 @@
+"""The only sources of time and randomness: timestamps and record ids.
+
+Tests freeze these through ``LORE_NOW`` or monkeypatching; nothing else in lore
+calls ``datetime.now`` or ``secrets`` directly.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from datetime import datetime, timezone
+
+ID_HEX_CHARS = 12  # 48 random bits: collision-free across clones without coordination
+
+
+def now() -> str:
+    """Current UTC time as ISO-8601 with microseconds and a ``Z`` suffix."""
+    fixed = os.environ.get("LORE_NOW")
+    if fixed:
+        return fixed
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def new_id(prefix: str) -> str:
+    """``prefix-`` plus 48 bits of random lowercase hex, e.g. ``dec-3f9a0c1b2d4e``."""
+    return f"{prefix}-{secrets.token_hex(ID_HEX_CHARS // 2)}"
+
+
+def parse_timestamp(value: str) -> datetime:
+    """Parse an ISO-8601 timestamp (``Z`` or offset, date only allowed) into aware UTC."""
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    parsed = datetime.fromisoformat(text)
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return parsed.astimezone(timezone.utc)
+
+
+def normalize_timestamp(value: str) -> str:
+    """Any accepted ISO-8601 form rewritten as lore's canonical UTC ``…Z`` form."""
+    return parse_timestamp(value).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

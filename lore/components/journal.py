@@ -1,0 +1,138 @@
+"""journal: why did we choose this? Decisions, in ``journal/data/decisions.jsonl``."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from lore.model import Kind, Log, Record, ref, register, text, texts
+
+OUTCOMES = ("pending", "successful", "revised", "abandoned")
+TYPES = (
+    "architecture",
+    "implementation",
+    "naming",
+    "tooling",
+    "process",
+    "bugfix",
+    "refactor",
+    "other",
+)
+STATUSES = ("active", "retracted", "superseded")
+
+
+@register
+@dataclass(kw_only=True)
+class Decision(Record):
+    KIND = Kind(
+        "decision",
+        "dec",
+        "journal",
+        Log("decisions.jsonl"),
+        title="decision",
+        search=("decision", "rationale", "alternatives", "lesson_learned", "entities", "tags"),
+    )
+
+    decision: str = text(required=True)
+    rationale: str = ""
+    alternatives: list[str] = texts()
+    outcome: str = text("pending", choices=OUTCOMES)
+    type: str = text("other", choices=TYPES)
+    entities: list[str] = texts()
+    files: list[str] = texts()
+    lesson_learned: str = ""
+    related_decisions: list[str] = texts(ref="decision")
+    git_commit: str | None = None
+    status: str = text("active", choices=STATUSES)
+    superseded_by: str | None = ref("decision")
+    spec_quality: float = 0.0
+
+
+# A decision's completeness: what a later reader needs to trust and reuse it.
+SPEC_QUALITY_WEIGHTS = {
+    "rationale": 0.30,  # why it was chosen
+    "alternatives": 0.20,  # what else was considered
+    "entities": 0.15,  # what it touches (files, components, terms)
+    "type": 0.10,  # classified (anything but "other")
+    "tags": 0.10,  # tagged beyond the project name
+    "detail": 0.15,  # the decision itself is a full sentence (>= 6 words)
+}
+
+
+def spec_quality(decision: Decision) -> float:
+    """A 0-1 completeness score; weights in ``SPEC_QUALITY_WEIGHTS`` (documented)."""
+    w = SPEC_QUALITY_WEIGHTS
+    score = 0.0
+    if decision.rationale.strip():
+        score += w["rationale"]
+    if decision.alternatives:
+        score += w["alternatives"]
+    if decision.entities:
+        score += w["entities"]
+    if decision.type != "other":
+        score += w["type"]
+    if [t for t in decision.tags if t != decision.project]:
+        score += w["tags"]
+    if len(decision.decision.split()) >= 6:
+        score += w["detail"]
+    return round(score, 2)
+
+
+_BECAUSE = re.compile(r"\s*\bbecause:\s*", re.IGNORECASE)
+_VERSUS = re.compile(r"\s*\bvs:\s*", re.IGNORECASE)
+
+
+def parse_inline(sentence: str) -> tuple[str, str, list[str]]:
+    """Split ``"X because: why vs: a, b"`` into (decision, rationale, alternatives).
+
+    Either marker may be absent and they may come in either order.
+    """
+    decision, rationale, alternatives = sentence, "", []
+    parts = re.split(r"\s*\b(because|vs):\s*", sentence, flags=re.IGNORECASE)
+    if len(parts) > 1:
+        decision = parts[0]
+        for marker, value in zip(parts[1::2], parts[2::2]):
+            if marker.lower() == "because":
+                rationale = value.strip()
+            else:
+                alternatives = [a.strip() for a in value.split(",") if a.strip()]
+    return decision.strip(), rationale, alternatives
+
+
+_BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
+_EXTENSIONS = (
+    "py|pyi|js|jsx|ts|tsx|mjs|cjs|json|jsonl|yaml|yml|toml|ini|cfg|md|rst|txt|sh|bash|zsh|"
+    "rs|go|c|h|cc|cpp|hpp|java|kt|rb|php|cs|swift|sql|html|css|scss|lock|env|conf|xml|proto"
+)
+_PATH = re.compile(
+    r"(?<![\w/.:@-])"  # not inside a word, URL or e-mail
+    r"((?:\.{1,2}/|~/|/)?(?:[\w.-]+/)+[\w.-]+/?"  # something/with/slashes
+    rf"|[\w-][\w.-]*\.(?:{_EXTENSIONS}))"  # or a bare file name with a known extension
+    r"(?![\w/])"
+)
+
+
+def extract_entities(sentence: str) -> list[str]:
+    """File paths and `backticked` terms mentioned in a decision, in order, de-duplicated."""
+    found: list[str] = []
+    for match in _BACKTICKED.finditer(sentence):
+        found.append(match.group(1).strip())
+    without_ticks = _BACKTICKED.sub(" ", sentence)
+    for match in _PATH.finditer(without_ticks):
+        candidate = match.group(1).rstrip(".,;:)")
+        if "://" in candidate or (candidate.count("/") == 0 and "." not in candidate):
+            continue
+        if re.fullmatch(r"[\d./-]+", candidate):  # dates, versions, fractions
+            continue
+        found.append(candidate)
+    return unique([f for f in found if f])
+
+
+def unique(items: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out: list[str] = []
+    for item in items:
+        if item not in seen:
+            seen.add(item)
+            out.append(item)
+    return out

@@ -1,0 +1,91 @@
+"""What lore can tell about the git repository around a directory, without running git.
+
+Reads ``.git`` directly (HEAD, loose refs, packed-refs, worktree ``gitdir:`` files),
+so a capture inside a repository costs a few file reads, not a subprocess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Repo:
+    top: Path  # the working tree's top-level directory
+    git_dir: Path  # this worktree's git directory
+    common_dir: Path  # where refs live (differs from git_dir in a linked worktree)
+
+    @property
+    def name(self) -> str:
+        return self.top.name
+
+    def head(self) -> str | None:
+        """The commit HEAD points at, or None (no commits yet, unreadable)."""
+        try:
+            head = (self.git_dir / "HEAD").read_text().strip()
+        except OSError:
+            return None
+        if not head.startswith("ref:"):
+            return head or None
+        return self.resolve_ref(head[4:].strip())
+
+    def branch(self) -> str | None:
+        try:
+            head = (self.git_dir / "HEAD").read_text().strip()
+        except OSError:
+            return None
+        if head.startswith("ref: refs/heads/"):
+            return head[len("ref: refs/heads/") :]
+        return None
+
+    def resolve_ref(self, ref: str) -> str | None:
+        for base in (self.git_dir, self.common_dir):
+            try:
+                value = (base / ref).read_text().strip()
+            except OSError:
+                continue
+            if value.startswith("ref:"):
+                return self.resolve_ref(value[4:].strip())
+            return value or None
+        try:
+            packed = (self.common_dir / "packed-refs").read_text()
+        except OSError:
+            return None
+        for line in packed.splitlines():
+            sha, _, name = line.partition(" ")
+            if name.strip() == ref:
+                return sha
+        return None
+
+
+def find_repo(start: Path | None = None) -> Repo | None:
+    """The repository containing ``start`` (default: the current directory), if any."""
+    try:
+        here = (start or Path.cwd()).resolve()
+    except OSError:
+        return None
+    for directory in (here, *here.parents):
+        dot_git = directory / ".git"
+        if dot_git.is_dir():
+            return Repo(directory, dot_git, _common_dir(dot_git))
+        if dot_git.is_file():
+            try:
+                content = dot_git.read_text().strip()
+            except OSError:
+                return None
+            if content.startswith("gitdir:"):
+                git_dir = Path(content[7:].strip())
+                if not git_dir.is_absolute():
+                    git_dir = (directory / git_dir).resolve()
+                return Repo(directory, git_dir, _common_dir(git_dir))
+    return None
+
+
+def _common_dir(git_dir: Path) -> Path:
+    try:
+        common = (git_dir / "commondir").read_text().strip()
+    except OSError:
+        return git_dir
+    path = Path(common)
+    return path if path.is_absolute() else (git_dir / path).resolve()

@@ -1,0 +1,296 @@
+"""The record model: one dataclass per kind, each declaring its storage in one place.
+
+A kind's ``Kind`` spec says its id prefix, component, storage shape and the
+fields that search and display use; its dataclass fields are the schema. Unknown
+keys read from disk are kept in ``extra`` and written back, so a newer lore's
+fields survive an older lore.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar
+
+SCHEMA_VERSION = 1
+
+HIDDEN_STATUSES = frozenset({"retracted", "superseded"})
+
+
+# --- storage shapes -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Log:
+    """Append-only JSONL: one record per line, changes appended as revision lines."""
+
+    file: str
+
+
+@dataclass(frozen=True)
+class Dir:
+    """One document per record: ``<dir>/<id><suffix>`` (YAML or JSON)."""
+
+    dir: str
+    suffix: str  # ".yaml" or ".json"
+
+
+@dataclass(frozen=True)
+class Map:
+    """One hand-editable YAML file holding a mapping of records keyed by name."""
+
+    file: str
+    key: str
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    prefix: str | None  # None: the record is keyed by name (registry projects)
+    component: str
+    storage: Log | Dir | Map
+    title: str  # the field that names the record in one line
+    search: tuple[str, ...] = ()  # text fields recall searches
+
+
+# --- field helpers ------------------------------------------------------------------
+
+
+def text(default: str = "", *, required: bool = False, choices: tuple[str, ...] = ()) -> Any:
+    return field(default=default, metadata={"required": required, "choices": choices})
+
+
+def texts(*, ref: str | None = None) -> Any:
+    """A list of strings; ``ref`` names the kind (or ``any``) its items point at."""
+    return field(default_factory=list, metadata={"ref": ref})
+
+
+def ref(kind: str = "any") -> Any:
+    """An optional id of another record."""
+    return field(default=None, metadata={"ref": kind})
+
+
+# Checkers for the annotation strings used by record fields.
+_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "str": lambda v: isinstance(v, str),
+    "str | None": lambda v: v is None or isinstance(v, str),
+    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "float": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "float | None": lambda v: (
+        v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+    ),
+    "bool": lambda v: isinstance(v, bool),
+    "list[str]": lambda v: isinstance(v, list) and all(isinstance(i, str) for i in v),
+    "list[dict[str, Any]]": lambda v: isinstance(v, list) and all(isinstance(i, dict) for i in v),
+    "dict[str, Any]": lambda v: isinstance(v, dict),
+    "dict[str, Any] | None": lambda v: v is None or isinstance(v, dict),
+}
+_TYPE_WORDS = {
+    "str": "a string",
+    "str | None": "a string or null",
+    "int": "an integer",
+    "float": "a number",
+    "float | None": "a number or null",
+    "bool": "true or false",
+    "list[str]": "a list of strings",
+    "list[dict[str, Any]]": "a list of objects",
+    "dict[str, Any]": "an object",
+    "dict[str, Any] | None": "an object or null",
+}
+
+# --- records ------------------------------------------------------------------------
+
+
+@dataclass(kw_only=True)
+class Record:
+    """Fields every record has. Kind-specific fields are declared by subclasses."""
+
+    KIND: ClassVar[Kind]
+
+    id: str = ""
+    timestamp: str = ""
+    session_id: str | None = None
+    project: str | None = None
+    source: str = "manual"
+    tags: list[str] = field(default_factory=list)
+    v: int = SCHEMA_VERSION
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    # -- conversion --
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return _field_names(cls)
+
+    @classmethod
+    def from_dict(cls: type[R], data: dict[str, Any]) -> R:
+        """Build a record as stored, keeping unknown keys; never raises on bad values."""
+        names = set(cls.field_names())
+        known = {k: v for k, v in data.items() if k in names}
+        extra = {k: v for k, v in data.items() if k not in names and k != "extra"}
+        if isinstance(data.get("extra"), dict):
+            extra = {**data["extra"], **extra}
+        record = cls(**known)
+        record.extra = extra
+        return record
+
+    def to_dict(self) -> dict[str, Any]:
+        """The on-disk and ``--json`` shape: id, timestamp, kind fields, common fields, extras."""
+        out: dict[str, Any] = {}
+        for name in self.field_names():
+            out[name] = getattr(self, name)
+        out.update(self.extra)
+        return out
+
+    # -- checks --
+
+    def problems(self) -> list[tuple[str, str]]:
+        """Schema violations as ``(field, message)``; empty when the record is valid."""
+        found: list[tuple[str, str]] = []
+        for fld in dataclasses.fields(self):
+            if fld.name == "extra":
+                continue
+            value = getattr(self, fld.name)
+            check = _CHECKS.get(str(fld.type))
+            if check is not None and not check(value):
+                found.append((fld.name, f"must be {_TYPE_WORDS[str(fld.type)]}"))
+                continue
+            if fld.metadata.get("required") and not (isinstance(value, str) and value.strip()):
+                found.append((fld.name, "is required and must not be empty"))
+            choices = fld.metadata.get("choices")
+            if choices and value not in choices:
+                found.append((fld.name, f"must be one of {', '.join(choices)} (got {value!r})"))
+        if not self.id:
+            found.append(("id", "is required"))
+        elif self.KIND.prefix and not self.id.startswith(self.KIND.prefix + "-"):
+            found.append(("id", f"must start with '{self.KIND.prefix}-'"))
+        if not self.timestamp:
+            found.append(("timestamp", "is required"))
+        else:
+            from lore.clock import parse_timestamp
+
+            try:
+                parse_timestamp(self.timestamp)
+            except (ValueError, TypeError, AttributeError):
+                found.append(("timestamp", f"is not an ISO-8601 time ({self.timestamp!r})"))
+        return found
+
+    def references(self) -> list[tuple[str, str, str]]:
+        """``(field, target_id, target_kind)`` for every id this record points at."""
+        refs: list[tuple[str, str, str]] = []
+        for fld in dataclasses.fields(self):
+            target = fld.metadata.get("ref")
+            if not target:
+                continue
+            value = getattr(self, fld.name)
+            if isinstance(value, str) and value:
+                refs.append((fld.name, value, target))
+            elif isinstance(value, list):
+                refs.extend((fld.name, v, target) for v in value if isinstance(v, str) and v)
+        return refs
+
+    # -- display --
+
+    @property
+    def kind(self) -> str:
+        return self.KIND.name
+
+    @property
+    def title(self) -> str:
+        value = getattr(self, self.KIND.title, "")
+        return value if isinstance(value, str) else str(value)
+
+    @property
+    def hidden(self) -> bool:
+        return getattr(self, "status", None) in HIDDEN_STATUSES
+
+    def search_text(self) -> str:
+        parts: list[str] = []
+        for name in self.KIND.search:
+            value = getattr(self, name, None)
+            if isinstance(value, str):
+                parts.append(value)
+            elif isinstance(value, list):
+                parts.extend(v for v in value if isinstance(v, str))
+        return "\n".join(p for p in parts if p)
+
+
+R = TypeVar("R", bound=Record)
+
+_FIELD_ORDER_CACHE: dict[type, tuple[str, ...]] = {}
+_BASE_HEAD = ("id", "timestamp")
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    cached = _FIELD_ORDER_CACHE.get(cls)
+    if cached is None:
+        names = [f.name for f in dataclasses.fields(cls) if f.name != "extra"]
+        base = [f.name for f in dataclasses.fields(Record) if f.name != "extra"]
+        own = [n for n in names if n not in base]
+        tail = [n for n in base if n not in _BASE_HEAD]
+        cached = (*_BASE_HEAD, *own, *tail)
+        _FIELD_ORDER_CACHE[cls] = cached
+    return cached
+
+
+# --- registry of kinds --------------------------------------------------------------
+
+_KINDS: dict[str, type[Record]] = {}
+_PREFIXES: dict[str, type[Record]] = {}
+
+
+def register(cls: type[R]) -> type[R]:
+    spec = cls.KIND
+    _KINDS[spec.name] = cls
+    if spec.prefix:
+        _PREFIXES[spec.prefix] = cls
+    return cls
+
+
+def kinds() -> dict[str, type[Record]]:
+    _load()
+    return dict(_KINDS)
+
+
+def kind_class(name: str) -> type[Record]:
+    _load()
+    from lore.errors import UsageError
+
+    key = name.strip().lower().replace("_", "-")
+    key = _ALIASES.get(key, key)
+    try:
+        return _KINDS[key]
+    except KeyError:
+        raise UsageError(
+            f"unknown record kind {name!r}; expected one of {', '.join(sorted(_KINDS))}"
+        ) from None
+
+
+def class_for_id(record_id: str) -> type[Record] | None:
+    _load()
+    prefix, sep, _ = record_id.partition("-")
+    return _PREFIXES.get(prefix) if sep else None
+
+
+_ALIASES = {
+    "decisions": "decision",
+    "patterns": "pattern",
+    "anti-patterns": "anti-pattern",
+    "antipattern": "anti-pattern",
+    "antipatterns": "anti-pattern",
+    "anti": "anti-pattern",
+    "failures": "failure",
+    "observations": "observation",
+    "evidences": "evidence",
+    "goals": "goal",
+    "sessions": "session",
+    "projects": "project",
+    "concepts": "concept",
+    "edges": "edge",
+}
+
+
+def _load() -> None:
+    if not _KINDS:
+        import lore.components  # noqa: F401  (registers every kind)

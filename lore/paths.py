@@ -1,0 +1,53 @@
+"""Where the data lives: data-root resolution and the per-component layout.
+
+One function decides the root, in the documented order: ``--data-dir``,
+``LORE_DATA_DIR``, the source checkout's ``components/``, then XDG.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+COMPONENTS = (
+    "journal",
+    "patterns",
+    "failures",
+    "inbox",
+    "intent",
+    "transfer",
+    "registry",
+    "evidence",
+    "graph",
+)
+
+
+@dataclass(frozen=True)
+class DataRoot:
+    path: Path
+    source: str  # "option", "env", "checkout" or "xdg": how it was chosen
+
+    def component_dir(self, component: str) -> Path:
+        return self.path / component / "data"
+
+
+def checkout_components() -> Path | None:
+    """``components/`` of the source checkout this package runs from, if any."""
+    top = Path(__file__).resolve().parent.parent
+    if (top / "LORE_CONTRACT.md").is_file() and (top / "components").is_dir():
+        return top / "components"
+    return None
+
+
+def resolve_root(option: str | os.PathLike[str] | None = None) -> DataRoot:
+    if option:
+        return DataRoot(Path(option).expanduser().absolute(), "option")
+    env = os.environ.get("LORE_DATA_DIR")
+    if env:
+        return DataRoot(Path(env).expanduser().absolute(), "env")
+    checkout = checkout_components()
+    if checkout is not None:
+        return DataRoot(checkout, "checkout")
+    xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return DataRoot(Path(xdg).expanduser().absolute() / "lore", "xdg")

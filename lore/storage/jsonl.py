@@ -1,0 +1,130 @@
+"""Append-only JSONL: locked single-write appends and tolerant, honest reads.
+
+An append is one ``os.write`` of whole lines under the sidecar lock, then fsync.
+A read never fails on bad lines: it yields the good ones and reports each bad one
+with its file and line number; nothing on disk is ever dropped or rewritten.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from lore.storage.lock import locked
+
+CONFLICT_MARKERS = (b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||")
+
+
+@dataclass(frozen=True)
+class ReadIssue:
+    """A line that could not be read: where it is and why."""
+
+    file: str
+    line: int
+    message: str
+    code: str  # "torn-line", "parse", "conflict-marker", "not-object"
+    severity: str = "error"  # "error" or "warning"
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+        }
+
+
+def dumps(obj: Any) -> bytes:
+    return orjson.dumps(obj)
+
+
+def encode_lines(objs: Iterable[dict[str, Any]]) -> bytes:
+    return b"".join(orjson.dumps(obj) + b"\n" for obj in objs)
+
+
+def append(
+    path: Path, objs: Iterable[dict[str, Any]], *, lock: bool = True, timeout: float | None = None
+) -> None:
+    """Append records as lines, all in one write, under the file's lock.
+
+    ``lock=False`` is for a caller that already holds the lock (a guarded add).
+    """
+    data = encode_lines(objs)
+    if not data:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with locked(path, timeout) if lock else nullcontext():
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                # A torn last line (crash mid-write, hand edit): start on a fresh
+                # line so the new record is not glued onto the fragment.
+                data = b"\n" + data
+            view = memoryview(data)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def read(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[ReadIssue]]:
+    """All parseable objects as ``(line_number, obj)`` plus the issues found."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return [], []
+    return parse(raw, str(path))
+
+
+def parse(raw: bytes, name: str) -> tuple[list[tuple[int, dict[str, Any]]], list[ReadIssue]]:
+    rows: list[tuple[int, dict[str, Any]]] = []
+    issues: list[ReadIssue] = []
+    lines = raw.split(b"\n")
+    torn_tail = bool(lines) and lines[-1] != b""
+    last = len(lines)
+    loads = orjson.loads
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            obj = loads(line)
+        except orjson.JSONDecodeError as exc:
+            if line.startswith(CONFLICT_MARKERS):
+                issues.append(ReadIssue(name, number, "git conflict marker", "conflict-marker"))
+            elif number == last and torn_tail:
+                issues.append(
+                    ReadIssue(
+                        name,
+                        number,
+                        "incomplete last line (torn write?) skipped",
+                        "torn-line",
+                        "warning",
+                    )
+                )
+            else:
+                issues.append(ReadIssue(name, number, f"invalid JSON: {exc}", "parse"))
+            continue
+        if not isinstance(obj, dict):
+            issues.append(ReadIssue(name, number, "line is not a JSON object", "not-object"))
+            continue
+        rows.append((number, obj))
+    return rows, issues
+
+
+def iter_objects(path: Path) -> Iterator[dict[str, Any]]:
+    rows, _ = read(path)
+    for _, obj in rows:
+        yield obj

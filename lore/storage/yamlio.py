@@ -1,0 +1,90 @@
+"""The one configured round-trip YAML: keeps comments, key order and unknown keys.
+
+ruamel.yaml is imported lazily, on first use, so commands that never touch YAML
+never pay for it.
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import date, datetime, timezone
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from lore.errors import DataError
+
+
+@lru_cache(maxsize=1)
+def _yaml() -> Any:
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt")
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.width = 100
+    yaml.preserve_quotes = True
+    yaml.allow_unicode = True
+    return yaml
+
+
+def loads(text: str, name: str) -> Any:
+    """Parse YAML text; a syntax error becomes a ``DataError`` naming file and line."""
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    if any(line.startswith(("<<<<<<<", ">>>>>>>")) for line in text.splitlines()):
+        line = next(
+            i
+            for i, text_line in enumerate(text.splitlines(), 1)
+            if text_line.startswith(("<<<<<<<", ">>>>>>>"))
+        )
+        raise DataError(f"{name}:{line}: git conflict marker", file=name, line=line)
+    try:
+        return _yaml().load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else 0
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise DataError(f"{name}:{line}: invalid YAML: {problem}", file=name, line=line) from None
+    except YAMLError as exc:
+        raise DataError(f"{name}: invalid YAML: {exc}", file=name) from None
+
+
+def load(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 text ({exc})", file=str(path)) from None
+    return loads(text, str(path))
+
+
+def dumps(data: Any) -> bytes:
+    buf = io.StringIO()
+    _yaml().dump(data, buf)
+    return buf.getvalue().encode("utf-8")
+
+
+def to_plain(value: Any) -> Any:
+    """ruamel's round-trip containers and scalars as plain Python (for models and JSON).
+
+    Hand-written YAML may hold unquoted timestamps or dates; they come back as
+    lore's canonical ISO strings.
+    """
+    if isinstance(value, dict):
+        return {str(k): to_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    return value
