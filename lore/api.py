@@ -24,8 +24,6 @@ GITIGNORE_LINES = (
     "# lore: derived and machine-local files (never the truth, never committed)",
     "*.lock",
     "*.tmp",
-    ".lore-cache/",
-    "graph/data/graph.json",
 )
 
 
@@ -93,6 +91,7 @@ def paths(store: Store) -> dict[str, Any]:
     return {
         "root": str(store.path),
         "source": store.root.source,
+        "local": str(store.root.local),
         "components": {name: str(store.data_dir(name)) for name in COMPONENTS},
         "files": files,
     }

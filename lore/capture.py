@@ -135,9 +135,11 @@ def _head_at(top: str) -> str | None:
     return repo.head() if repo else None
 
 
-def current_session_id(store: Store) -> str | None:
-    """The session new records belong to: ``LORE_SESSION_ID``, else none yet."""
-    return os.environ.get("LORE_SESSION_ID") or None
+def current_session_id(store: Store, project: str | None = None) -> str | None:
+    """The session new records belong to: ``LORE_SESSION_ID``, else this machine's open one."""
+    from lore.components.transfer import current_session_id as current
+
+    return current(store, project)
 
 
 def build(
@@ -312,7 +314,7 @@ def capture(
         tags=tags,
         project=project,
         source=source,
-        session_id=current_session_id(store),
+        session_id=current_session_id(store, detect_project(project)),
         timestamp=timestamp,
     )
     record = captured.record

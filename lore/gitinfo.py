@@ -89,3 +89,46 @@ def _common_dir(git_dir: Path) -> Path:
         return git_dir
     path = Path(common)
     return path if path.is_absolute() else (git_dir / path).resolve()
+
+
+def snapshot(start: Path | None = None, *, commits: int = 5) -> dict[str, object] | None:
+    """Branch, HEAD, uncommitted files and the last commits of the repository, if any.
+
+    Runs ``git`` (only handoff and resume call this; it is not on the capture path).
+    Returns None outside a repository; fields git cannot answer are left empty.
+    """
+    import subprocess
+
+    repo = find_repo(start)
+    if repo is None:
+        return None
+
+    def git(*args: str) -> str:
+        try:
+            done = subprocess.run(
+                ["git", "-C", str(repo.top), *args],
+                capture_output=True,
+                text=True,
+                timeout=5,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return ""
+        return done.stdout if done.returncode == 0 else ""
+
+    status = git("status", "--porcelain=v1", "--untracked-files=normal")
+    uncommitted = [line[3:] for line in status.splitlines() if len(line) > 3]
+    log = git("log", f"-{commits}", "--format=%h%x09%cI%x09%s")
+    last = []
+    for line in log.splitlines():
+        sha, _, rest = line.partition("\t")
+        when, _, subject = rest.partition("\t")
+        last.append({"sha": sha, "date": when, "subject": subject})
+    return {
+        "repo": repo.name,
+        "path": str(repo.top),
+        "branch": repo.branch(),
+        "head": repo.head(),
+        "uncommitted": uncommitted,
+        "last_commits": last,
+    }

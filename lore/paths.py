@@ -31,6 +31,10 @@ class DataRoot:
     def component_dir(self, component: str) -> Path:
         return self.path / component / "data"
 
+    @property
+    def local(self) -> Path:
+        return local_dir(self.path)
+
 
 def checkout_components() -> Path | None:
     """``components/`` of the source checkout this package runs from, if any."""
@@ -51,3 +55,20 @@ def resolve_root(option: str | os.PathLike[str] | None = None) -> DataRoot:
         return DataRoot(checkout, "checkout")
     xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return DataRoot(Path(xdg).expanduser().absolute() / "lore", "xdg")
+
+
+def local_dir(root: Path) -> Path:
+    """Machine-local, derived and disposable files for ``root`` (index, open session).
+
+    Kept outside the data root (``$LORE_CACHE_DIR`` or ``$XDG_CACHE_HOME/lore``,
+    default ``~/.cache/lore``), one folder per root, so nothing lore derives or
+    remembers about this machine can ever show up in the data root's git status.
+    """
+    import hashlib
+
+    base = os.environ.get("LORE_CACHE_DIR")
+    if not base:
+        xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        base = str(Path(xdg) / "lore")
+    digest = hashlib.sha1(str(root).encode("utf-8")).hexdigest()[:12]
+    return Path(base).expanduser().absolute() / f"{root.name or 'root'}-{digest}"

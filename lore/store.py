@@ -18,7 +18,7 @@ from typing import Any
 
 from lore import clock
 from lore.errors import DataError, InvalidInputError, NotFoundError
-from lore.model import Dir, Log, Map, Record, class_for_id, kind_class, kinds
+from lore.model import Dir, Log, Map, R, Record, class_for_id, kind_class, kinds
 from lore.paths import COMPONENTS, DataRoot, resolve_root
 from lore.storage import jsonl
 from lore.storage.atomic import atomic_write
@@ -74,6 +74,10 @@ class Store:
         cls = kind_class(kind) if isinstance(kind, str) else kind
         found = list(self._load(cls).values())
         return found if hidden else [r for r in found if not r.hidden]
+
+    def of(self, cls: type[R], *, hidden: bool = False) -> list[R]:
+        """Typed form of :meth:`records` for code that knows the class."""
+        return self.records(cls, hidden=hidden)  # type: ignore[return-value]
 
     def all_records(self, *, hidden: bool = False) -> list[Record]:
         out: list[Record] = []

@@ -46,6 +46,21 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("bulk:import_cmd", "Import records from a JSONL FILE (or - for stdin)."),
     "export": ("bulk:export_cmd", "Write every record as JSONL that `lore import` reads back."),
     "validate": ("validate:validate_cmd", "Check every data file; exit 4 if anything is wrong."),
+    "handoff": (
+        "session:handoff_cmd",
+        'End the current session with MESSAGE for the next one ("-" reads stdin).',
+    ),
+    "resume": ("session:resume_cmd", "Print what the last session left, most useful first."),
+    "sessions": ("session:sessions_cmd", "List and show sessions (default: list)."),
+    "transfer": ("session:transfer_cmd", "Housekeeping for sessions."),
+    "review": (
+        "feedback:review_cmd",
+        "List decisions pending review, or resolve one with --resolve ID --outcome O.",
+    ),
+    "promote-failure": (
+        "feedback:promote_failure_cmd",
+        'Turn recurring failures into a "PITFALL: TYPE" anti-pattern.',
+    ),
     "init": ("admin:init_cmd", "Create <root>/<component>/data/ for all nine components."),
     "paths": (
         "admin:paths_cmd",

@@ -1,13 +1,21 @@
-"""transfer: what's next? Sessions, one JSON file each under ``transfer/data/sessions/``.
+"""transfer: what's next? Sessions and their lifecycle (start, handoff, fork, prune).
 
-Models and storage only for now; handoff and resume come later.
+One JSON file per session under ``transfer/data/sessions/``. Which session is open
+on this machine is machine-local state (``paths.local_dir``, outside the root);
+``LORE_SESSION_ID`` overrides it so parallel agents stay apart.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from lore import clock
+from lore.errors import UsageError
 from lore.model import Dir, Kind, Record, ref, register, text, texts
 
 STATUSES = ("open", "closed", "archived")
@@ -26,6 +34,7 @@ class Session(Record):
     )
 
     status: str = text("open", choices=STATUSES)
+    started_at: str | None = None
     ended_at: str | None = None
     message: str = ""
     summary: str = ""
@@ -41,3 +50,191 @@ class Session(Record):
     @property
     def hidden(self) -> bool:
         return self.status == "archived"
+
+
+SESSION_ID_RE = re.compile(r"^session-[0-9a-z][0-9a-z-]{3,63}$")
+CAPTURED_KINDS = ("decision", "pattern", "failure", "observation")
+FIRST_WINDOW_HOURS = 24  # with no earlier handoff, a handoff gathers this much history
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def summarize(message: str) -> str:
+    """The first sentence of ``message`` (at most 200 characters)."""
+    first = _SENTENCE_END.split(message.strip(), maxsplit=1)[0].strip()
+    first = first.splitlines()[0].strip() if first else ""
+    return first if len(first) <= 200 else first[:199].rstrip() + "…"
+
+
+def _pointer(store: Any, project: str | None) -> Path:
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", project or "") or "_"
+    return Path(store.root.local) / "state" / f"open-session.{slug}"
+
+
+def env_session_id() -> str | None:
+    value = os.environ.get("LORE_SESSION_ID", "").strip()
+    if not value:
+        return None
+    if not SESSION_ID_RE.match(value):
+        raise UsageError(
+            f"LORE_SESSION_ID={value!r} is not a session id "
+            "(expected 'session-' then lowercase letters, digits or '-')"
+        )
+    return value
+
+
+def current_session_id(store: Any, project: str | None) -> str | None:
+    """The open session new records belong to: LORE_SESSION_ID, else this machine's pointer."""
+    env = env_session_id()
+    if env:
+        return env
+    try:
+        value = _pointer(store, project).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    if not SESSION_ID_RE.match(value):
+        return None
+    session = store.find(value)
+    return value if session is not None and session.status == "open" else None
+
+
+def _set_pointer(store: Any, project: str | None, session_id: str | None) -> None:
+    from lore.storage.atomic import atomic_write
+
+    path = _pointer(store, project)
+    if session_id is None:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        return
+    atomic_write(path, (session_id + "\n").encode())
+
+
+def start(
+    store: Any,
+    *,
+    project: str | None,
+    parent: Session | None = None,
+    session_id: str | None = None,
+) -> Session:
+    """Open a new session (a fork inherits the parent's open threads and next steps)."""
+    now = clock.now()
+    session = Session(
+        id=session_id or clock.new_id("session"),
+        timestamp=now,
+        started_at=now,
+        project=project,
+        tags=[project] if project else [],
+        status="open",
+    )
+    if parent is not None:
+        session.parent = parent.id
+        session.next_steps = list(parent.next_steps)
+        session.blockers = list(parent.blockers)
+        session.questions = list(parent.questions)
+        session.threads = list(parent.threads)
+    store.add([session])
+    if not env_session_id():
+        _set_pointer(store, project, session.id)
+    return session
+
+
+def last_handoff(store: Any, project: str | None) -> Session | None:
+    """The most recently closed session of ``project``.
+
+    Without a project: the latest of all. A project with no sessions of its own
+    falls back to sessions recorded outside any project, never another project's.
+    """
+    closed = [s for s in store.records("session") if s.status == "closed"]
+    closed.sort(key=lambda s: s.ended_at or s.timestamp or "")
+    if project:
+        closed = [s for s in closed if s.project == project] or [s for s in closed if not s.project]
+    return closed[-1] if closed else None
+
+
+def captured_during(store: Any, session: Session, since: str | None) -> dict[str, list[str]]:
+    """Ids of records made in ``session``: tagged with its id, or untagged records of
+    the same project captured since ``since``."""
+    out: dict[str, list[str]] = {}
+    for kind in CAPTURED_KINDS:
+        ids = []
+        for record in store.records(kind, hidden=True):
+            if record.session_id == session.id or (
+                record.session_id is None
+                and since is not None
+                and (record.timestamp or "") > since
+                and (session.project is None or record.project == session.project)
+            ):
+                ids.append(record.id)
+        if ids:
+            out[kind] = ids
+    return out
+
+
+def handoff(
+    store: Any,
+    message: str,
+    *,
+    project: str | None,
+    next_steps: list[str] | None = None,
+    blockers: list[str] | None = None,
+    questions: list[str] | None = None,
+    threads: list[str] | None = None,
+    git: dict[str, Any] | None = None,
+) -> Session:
+    """Close the open session (creating one if none is open) with a handoff note."""
+    from datetime import timedelta
+
+    if not message or not message.strip():
+        raise UsageError("a handoff needs a message")
+    session_id = current_session_id(store, project)
+    session = store.find(session_id) if session_id else None
+    previous = last_handoff(store, project)
+    now = clock.now()
+    if session is None:
+        since = previous.ended_at if previous is not None else None
+        if since is None:
+            start_dt = clock.parse_timestamp(now) - timedelta(hours=FIRST_WINDOW_HOURS)
+            since = start_dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        session = start(store, project=project, session_id=session_id)
+        session.started_at = since
+    since = session.started_at
+    changes: dict[str, Any] = {
+        "status": "closed",
+        "started_at": since,
+        "ended_at": now,
+        "message": message.strip(),
+        "summary": summarize(message),
+        "next_steps": list(next_steps or []),
+        "blockers": list(blockers or []),
+        "questions": list(questions or []),
+        "threads": list(threads or []),
+        "git": git,
+        "captured": captured_during(store, session, since),
+    }
+    if session.parent:
+        # A fork's inherited items carry over unless the handoff restates them.
+        for key in ("next_steps", "blockers", "questions", "threads"):
+            if not changes[key]:
+                changes[key] = list(getattr(session, key))
+    closed = store.revise(session.id, changes)
+    if not env_session_id():
+        _set_pointer(store, project, None)
+    return closed
+
+
+def prune(store: Any, *, days: int = 30, dry_run: bool = False) -> list[Session]:
+    """Archive (never delete) sessions older than ``days`` that hold nothing."""
+    from datetime import datetime, timedelta, timezone
+
+    cutoff = (datetime.now(timezone.utc) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    empty = [
+        s
+        for s in store.records("session")
+        if (s.ended_at or s.timestamp or "") < cutoff
+        and s.status != "open"
+        and not (s.message or s.next_steps or s.blockers or s.questions or s.threads)
+        and not any(s.captured.values() if isinstance(s.captured, dict) else ())
+    ]
+    if not dry_run:
+        for session in empty:
+            store.revise(session.id, {"status": "archived"})
+    return empty

@@ -1,0 +1,199 @@
+"""Session lifecycle commands: handoff, resume, sessions and transfer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from lore.cli._app import App
+from lore.cli._output import echo, emit_json, json_option, read_text
+
+pass_app = click.make_pass_decorator(App)
+
+
+def _project(explicit: str | None) -> str | None:
+    from lore.capture import detect_project
+
+    return detect_project(explicit)
+
+
+@click.command(name="handoff")
+@click.argument("message", required=False)
+@click.option("--next", "next_steps", multiple=True, help="A next step (repeatable).")
+@click.option("--blocker", "blockers", multiple=True, help="A blocker (repeatable).")
+@click.option("--question", "questions", multiple=True, help="An open question (repeatable).")
+@click.option("--thread", "threads", multiple=True, help="An open thread (repeatable).")
+@click.option("--project", help="Project name (default: the git repository's name).")
+@json_option
+@pass_app
+def handoff_cmd(
+    app: App,
+    message: str | None,
+    next_steps: tuple[str, ...],
+    blockers: tuple[str, ...],
+    questions: tuple[str, ...],
+    threads: tuple[str, ...],
+    project: str | None,
+    as_json: bool,
+) -> None:
+    """End the current session with MESSAGE for the next one ("-" reads stdin).
+
+    Writes the session as one JSON file: the message, its first sentence as the
+    summary, next steps, blockers, questions, open threads, the git state of the
+    working directory's repository, and the ids of the decisions, patterns,
+    failures and observations captured during the session. Needs no set-up: with
+    no open session it creates one covering everything since the last handoff.
+
+    \b
+    Example:
+      lore handoff "Parser done; tests green." --next "wire the CLI" --blocker "CI quota"
+    """
+    from lore.components.transfer import handoff
+    from lore.gitinfo import snapshot
+
+    body = read_text(message, what="handoff message")
+    session = handoff(
+        app.store,
+        body,
+        project=_project(project),
+        next_steps=list(next_steps),
+        blockers=list(blockers),
+        questions=list(questions),
+        threads=list(threads),
+        git=snapshot(),
+    )
+    if as_json:
+        emit_json(
+            {
+                "ok": True,
+                "id": session.id,
+                "type": "session",
+                "timestamp": session.timestamp,
+                "record": session.to_dict(),
+            }
+        )
+        return
+    captured = sum(len(v) for v in session.captured.values())
+    echo(f"session {session.id} handed off ({captured} records captured)")
+
+
+@click.command(name="resume")
+@click.argument("session_id", required=False)
+@click.option("--fork", is_flag=True, help="Start a child session that inherits open items.")
+@click.option("--project", help="Project name (default: the git repository's name).")
+@click.option(
+    "--budget",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Cap the text at about this many tokens, cutting the least useful lines first.",
+)
+@json_option
+@pass_app
+def resume_cmd(
+    app: App,
+    session_id: str | None,
+    fork: bool,
+    project: str | None,
+    budget: int | None,
+    as_json: bool,
+) -> None:
+    """Print what the last session left, most useful first.
+
+    The last handoff (message, next steps, blockers, questions, open threads,
+    git state), recent decisions, relevant patterns and pitfalls, recurring
+    failures (Rule of Three), open goals and decisions pending review. Read-only
+    unless --fork, which starts a child session inheriting the open items. With
+    no session at all, rebuilds context from recent records and git history.
+    """
+    from lore.components.transfer import start
+    from lore.gitinfo import snapshot
+    from lore.resume import render, resume
+
+    name = _project(project)
+    bundle = resume(app.store, project=name, session_id=session_id, git=None)
+    if bundle.reconstructed is not None:
+        bundle.reconstructed["git"] = snapshot()
+    if fork:
+        parent = app.store.get(bundle.session["id"]) if bundle.session else None
+        child = start(app.store, project=name, parent=parent)  # type: ignore[arg-type]
+        bundle.fork = {"id": child.id, "parent": child.parent}
+    text, cut = render(bundle, budget=budget)
+    if as_json:
+        data: dict[str, Any] = bundle.to_dict()
+        data["cut"] = cut
+        emit_json(data)
+        return
+    echo(text)
+
+
+@click.group(name="sessions", invoke_without_command=True)
+@click.pass_context
+def sessions_cmd(ctx: click.Context) -> None:
+    """List and show sessions (default: list)."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(sessions_list_cmd)
+
+
+@sessions_cmd.command(name="list")
+@click.option("--all", "show_all", is_flag=True, help="Include archived sessions.")
+@click.option("--project", help="Only this project's sessions.")
+@json_option
+@pass_app
+def sessions_list_cmd(
+    app: App, show_all: bool = False, project: str | None = None, as_json: bool = False
+) -> None:
+    """List sessions, newest first."""
+    from lore.api import list_records
+
+    sessions = list_records(app.store, "session", hidden=show_all, project=project)
+    if as_json:
+        emit_json([s.to_dict() for s in sessions])
+        return
+    if not sessions:
+        echo("no sessions")
+        return
+    for s in sessions:
+        when = (s.ended_at or s.timestamp or "")[:16].replace("T", " ")  # type: ignore[attr-defined]
+        echo(f"{s.id}  {s.status:<8} {when}  {s.summary or ''}")  # type: ignore[attr-defined]
+
+
+@sessions_cmd.command(name="show")
+@click.argument("session_id")
+@json_option
+@click.pass_context
+def sessions_show_cmd(ctx: click.Context, session_id: str, as_json: bool) -> None:
+    """Show one session (same as `lore show SESSION_ID`)."""
+    from lore.cli.records import show_cmd
+
+    ctx.invoke(show_cmd, record_id=session_id, history=False, as_json=as_json)
+
+
+@click.group(name="transfer")
+def transfer_cmd() -> None:
+    """Housekeeping for sessions."""
+
+
+@transfer_cmd.command(name="prune")
+@click.option(
+    "--days",
+    type=click.IntRange(min=0),
+    default=30,
+    show_default=True,
+    help="Only sessions older than this.",
+)
+@click.option("--dry-run", is_flag=True, help="List what would be archived; change nothing.")
+@json_option
+@pass_app
+def transfer_prune_cmd(app: App, days: int, dry_run: bool, as_json: bool) -> None:
+    """Archive (never delete) old sessions that hold nothing."""
+    from lore.components.transfer import prune
+
+    pruned = prune(app.store, days=days, dry_run=dry_run)
+    if as_json:
+        emit_json({"ok": True, "dry_run": dry_run, "archived": [s.id for s in pruned]})
+        return
+    verb = "would archive" if dry_run else "archived"
+    echo(f"{verb} {len(pruned)} empty session{'s' if len(pruned) != 1 else ''}")
+    for s in pruned:
+        echo(f"  {s.id}")
