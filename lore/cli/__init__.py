@@ -61,6 +61,11 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "feedback:promote_failure_cmd",
         'Turn recurring failures into a "PITFALL: TYPE" anti-pattern.',
     ),
+    "hooks": ("hooks:hooks_cmd", "Install or remove the Claude Code hooks (and run them)."),
+    "demo": (
+        "demo:demo_cmd",
+        "Play the whole loop on a throwaway data root, showing each command.",
+    ),
     "init": ("admin:init_cmd", "Create <root>/<component>/data/ for all nine components."),
     "paths": (
         "admin:paths_cmd",

@@ -179,8 +179,12 @@ def handoff(
     questions: list[str] | None = None,
     threads: list[str] | None = None,
     git: dict[str, Any] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> Session:
-    """Close the open session (creating one if none is open) with a handoff note."""
+    """Close the open session (creating one if none is open) with a handoff note.
+
+    ``extra`` adds fields of its own (an automatic handoff records what it saw).
+    """
     from datetime import timedelta
 
     if not message or not message.strip():
@@ -209,6 +213,7 @@ def handoff(
         "threads": list(threads or []),
         "git": git,
         "captured": captured_during(store, session, since),
+        **(extra or {}),
     }
     if session.parent:
         # A fork's inherited items carry over unless the handoff restates them.

@@ -1,0 +1,188 @@
+"""``lore hooks``: install, remove and run the Claude Code hooks.
+
+``hooks run EVENT`` is what the installed hooks call. It always exits 0 within
+about a second, whatever state the data root is in: a hook never blocks the agent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from lore.cli._app import App
+from lore.cli._output import echo, emit_json, json_option
+
+pass_app = click.make_pass_decorator(App)
+
+HOOK_SECONDS = 0.9
+HOOK_BUDGET = 1500  # tokens of resume context a session starts with (LORE_HOOK_BUDGET)
+
+
+def _settings_path(settings: str | None) -> Path:
+    if settings:
+        return Path(settings).expanduser()
+    return Path.home() / ".claude" / "settings.json"
+
+
+def _lore_bin() -> str:
+    found = shutil.which("lore")
+    if found:
+        return os.path.abspath(found)
+    return os.path.abspath(sys.argv[0])
+
+
+@click.group(name="hooks")
+def hooks_cmd() -> None:
+    """Install or remove the Claude Code hooks (and run them)."""
+
+
+@hooks_cmd.command(name="install")
+@click.option("--claude", is_flag=True, required=True, help="Install the Claude Code hooks.")
+@click.option("--settings", help="Settings JSON to edit (default: ~/.claude/settings.json).")
+@json_option
+def hooks_install_cmd(claude: bool, settings: str | None, as_json: bool) -> None:
+    """Add SessionStart, PreCompact and SessionEnd hooks to a Claude Code settings file.
+
+    SessionStart injects `lore resume` as context; PreCompact and SessionEnd
+    write an automatic handoff built from the transcript (last requests, files
+    touched, failed commands) without any model. Idempotent; the file is backed
+    up before any change; other hooks and settings are left as they are.
+    """
+    from lore.hooks import install
+
+    result = install(_settings_path(settings), _lore_bin())
+    if as_json:
+        emit_json({"ok": True, **result})
+        return
+    if result["added"]:
+        echo(f"added {', '.join(result['added'])} hooks to {result['settings']}")
+        if result["backup"]:
+            echo(f"backup: {result['backup']}")
+    else:
+        echo(f"lore hooks already installed in {result['settings']}")
+
+
+@hooks_cmd.command(name="uninstall")
+@click.option("--claude", is_flag=True, default=True, help="Remove the Claude Code hooks.")
+@click.option("--settings", help="Settings JSON to edit (default: ~/.claude/settings.json).")
+@json_option
+def hooks_uninstall_cmd(claude: bool, settings: str | None, as_json: bool) -> None:
+    """Remove exactly the hooks `lore hooks install` added."""
+    from lore.hooks import uninstall
+
+    result = uninstall(_settings_path(settings))
+    if as_json:
+        emit_json({"ok": True, **result})
+        return
+    if result["removed"]:
+        echo(f"removed {', '.join(result['removed'])} hooks from {result['settings']}")
+    else:
+        echo(f"no lore hooks in {result['settings']}")
+
+
+class _OutOfTime(BaseException):
+    pass
+
+
+@hooks_cmd.command(name="run")
+@click.argument("event", type=click.Choice(["session-start", "pre-compact", "session-end"]))
+@click.pass_context
+def hooks_run_cmd(ctx: click.Context, event: str) -> None:
+    """Run one hook (called by Claude Code with the hook's JSON on stdin). Always exits 0."""
+    import signal
+
+    def out_of_time(_signum: int, _frame: Any) -> None:
+        raise _OutOfTime
+
+    try:
+        signal.signal(signal.SIGALRM, out_of_time)
+        signal.setitimer(signal.ITIMER_REAL, HOOK_SECONDS)
+    except (ValueError, OSError):  # not the main thread (in-process tests)
+        pass
+    try:
+        payload = _read_payload()
+        output = _run(ctx.obj, event, payload)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        if output is not None:
+            emit_json(output)
+    except BaseException as exc:
+        with contextlib.suppress(ValueError, OSError):
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        if os.environ.get("LORE_DEBUG"):
+            click.echo(f"lore hook {event}: {type(exc).__name__}: {exc}", err=True)
+    ctx.exit(0)
+
+
+def _read_payload() -> dict[str, Any]:
+    import select
+
+    import orjson
+
+    try:
+        ready, _, _ = select.select([sys.stdin], [], [], 0.2)
+        raw = sys.stdin.buffer.read() if ready else b""
+    except (OSError, ValueError, AttributeError):
+        raw = b""
+    try:
+        data = orjson.loads(raw) if raw.strip() else {}
+    except orjson.JSONDecodeError:
+        data = {}
+    return data if isinstance(data, dict) else {}
+
+
+def _session_id(payload: dict[str, Any]) -> str | None:
+    raw = str(payload.get("session_id") or "").lower()
+    hexed = "".join(c for c in raw if c in "0123456789abcdef")
+    return f"session-{hexed[:32]}" if len(hexed) >= 8 else None
+
+
+def _run(app: App, event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+    cwd = payload.get("cwd")
+    if isinstance(cwd, str) and os.path.isdir(cwd):
+        os.chdir(cwd)
+    from lore.capture import detect_project
+
+    project = detect_project(None)
+    if event == "session-start":
+        from lore.resume import render, resume
+
+        try:
+            budget = int(os.environ.get("LORE_HOOK_BUDGET", HOOK_BUDGET))
+        except ValueError:
+            budget = HOOK_BUDGET
+        text, _ = render(resume(app.store, project=project), budget=budget)
+        return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    from lore.components.transfer import handoff
+    from lore.hooks import digest_transcript
+
+    transcript = payload.get("transcript_path")
+    digest = digest_transcript(Path(transcript)) if isinstance(transcript, str) else None
+    name = "PreCompact" if event == "pre-compact" else "SessionEnd"
+    if digest is None:
+        from lore.hooks import Digest
+
+        digest = Digest()
+    session_id = _session_id(payload)
+    if session_id and not os.environ.get("LORE_SESSION_ID"):
+        os.environ["LORE_SESSION_ID"] = session_id
+    handoff(
+        app.store,
+        digest.message(name),
+        project=project,
+        threads=digest.requests,
+        extra={
+            "auto": {
+                "event": name,
+                "requests": digest.requests,
+                "files": digest.files,
+                "failed_commands": digest.failed,
+            }
+        },
+    )
+    return None

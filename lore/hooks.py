@@ -1,0 +1,216 @@
+"""Agent integration: Claude Code hook settings and transcript-based automatic handoffs.
+
+``install``/``uninstall`` edit a Claude Code settings JSON (backup first, only our
+entries touched). ``digest_transcript`` reads a Claude Code transcript (JSONL) and
+extracts, without any model, the last user requests, the files touched and the
+commands that failed, for the automatic handoff written by PreCompact/SessionEnd.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from lore import clock
+from lore.errors import InvalidInputError
+from lore.storage.atomic import atomic_write
+
+EVENTS = {
+    "SessionStart": "session-start",
+    "PreCompact": "pre-compact",
+    "SessionEnd": "session-end",
+}
+MARKER = "hooks run"  # every command we install contains "<lore> hooks run <event>"
+EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit"}
+MAX_REQUESTS = 3
+MAX_FILES = 20
+MAX_FAILED = 5
+
+
+def hook_command(lore_bin: str, event: str) -> str:
+    return f"{shlex.quote(lore_bin)} {MARKER} {event}"
+
+
+def _load_settings(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    raw = path.read_bytes()
+    if not raw.strip():
+        return {}
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InvalidInputError(
+            f"{path}: not valid JSON ({exc}); fix it first", file=str(path)
+        ) from None
+    if not isinstance(data, dict):
+        raise InvalidInputError(f"{path}: expected a JSON object at the top level", file=str(path))
+    return data
+
+
+def _ours(entry: Any, commands: set[str]) -> bool:
+    return (
+        isinstance(entry, dict)
+        and entry.get("type") == "command"
+        and entry.get("command") in commands
+    )
+
+
+def install(settings: Path, lore_bin: str) -> dict[str, Any]:
+    """Add lore's three hooks; idempotent; backs the file up before changing it."""
+    data = _load_settings(settings)
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise InvalidInputError(f"{settings}: 'hooks' is not an object", file=str(settings))
+    added = []
+    for event, name in EVENTS.items():
+        command = hook_command(lore_bin, name)
+        groups = hooks.setdefault(event, [])
+        if not isinstance(groups, list):
+            raise InvalidInputError(f"{settings}: hooks.{event} is not a list", file=str(settings))
+        present = any(
+            _ours(h, {command})
+            for g in groups
+            if isinstance(g, dict)
+            for h in (g.get("hooks") or [])
+        )
+        if present:
+            continue
+        groups.append({"hooks": [{"type": "command", "command": command, "timeout": 10}]})
+        added.append(event)
+    backup = _write(settings, data) if added else None
+    return {"settings": str(settings), "added": added, "backup": backup}
+
+
+def uninstall(settings: Path, lore_bin: str | None = None) -> dict[str, Any]:
+    """Remove exactly the hook entries lore added (any lore path), nothing else."""
+    data = _load_settings(settings)
+    hooks = data.get("hooks")
+    removed = []
+    if isinstance(hooks, dict):
+        for event, name in EVENTS.items():
+            groups = hooks.get(event)
+            if not isinstance(groups, list):
+                continue
+            kept_groups = []
+            for group in groups:
+                entries = group.get("hooks") if isinstance(group, dict) else None
+                if not isinstance(entries, list):
+                    kept_groups.append(group)
+                    continue
+                kept = [
+                    h
+                    for h in entries
+                    if not (
+                        isinstance(h, dict)
+                        and isinstance(h.get("command"), str)
+                        and h["command"].endswith(f" {MARKER} {name}")
+                    )
+                ]
+                if len(kept) != len(entries):
+                    removed.append(event)
+                if kept:
+                    kept_groups.append({**group, "hooks": kept})
+            if kept_groups:
+                hooks[event] = kept_groups
+            else:
+                hooks.pop(event, None)
+        if not hooks:
+            data.pop("hooks", None)
+    backup = _write(settings, data) if removed else None
+    return {"settings": str(settings), "removed": removed, "backup": backup}
+
+
+def _write(path: Path, data: dict[str, Any]) -> str | None:
+    backup = None
+    if path.exists():
+        stamp = clock.now().replace(":", "").replace("-", "")[:15]
+        backup_path = path.with_name(f"{path.name}.lore-backup-{stamp}")
+        atomic_write(backup_path, path.read_bytes())
+        backup = str(backup_path)
+    atomic_write(path, orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+    return backup
+
+
+# --- transcripts ----------------------------------------------------------------------
+
+
+@dataclass
+class Digest:
+    requests: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    def message(self, event: str) -> str:
+        parts = [f"Automatic handoff ({event})."]
+        if self.requests:
+            parts.append("Last request: " + self.requests[-1])
+        if self.files:
+            parts.append(f"Touched {len(self.files)} file(s): " + ", ".join(self.files[:8]))
+        if self.failed:
+            parts.append(f"{len(self.failed)} command(s) failed, last: {self.failed[-1]}")
+        return " ".join(parts)
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            c.get("text", "") for c in content if isinstance(c, dict) and c.get("type") == "text"
+        )
+    return ""
+
+
+def digest_transcript(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> Digest:
+    """What happened in a Claude Code transcript, read from its last ``max_bytes``."""
+    digest = Digest()
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, 2)
+            size = handle.tell()
+            handle.seek(max(0, size - max_bytes))
+            raw = handle.read()
+    except OSError:
+        return digest
+    commands: dict[str, str] = {}
+    for line in raw.splitlines():
+        try:
+            entry = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue  # the first line may be cut by the seek
+        if not isinstance(entry, dict):
+            continue
+        message = entry.get("message")
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        if entry.get("type") == "user":
+            if isinstance(content, list):
+                for block in content:
+                    if not isinstance(block, dict) or block.get("type") != "tool_result":
+                        continue
+                    if block.get("is_error") and block.get("tool_use_id") in commands:
+                        digest.failed.append(commands[block["tool_use_id"]])
+            text = _text_of(content).strip()
+            if text and not text.startswith("<"):  # skip command/system wrappers
+                digest.requests.append(" ".join(text.split())[:300])
+        elif entry.get("type") == "assistant" and isinstance(content, list):
+            for block in content:
+                if not isinstance(block, dict) or block.get("type") != "tool_use":
+                    continue
+                tool_input = block.get("input") if isinstance(block.get("input"), dict) else {}
+                if block.get("name") in EDIT_TOOLS:
+                    file = tool_input.get("file_path") or tool_input.get("notebook_path")
+                    if isinstance(file, str) and file not in digest.files:
+                        digest.files.append(file)
+                elif block.get("name") == "Bash" and isinstance(tool_input.get("command"), str):
+                    commands[str(block.get("id"))] = " ".join(tool_input["command"].split())[:200]
+    digest.requests = digest.requests[-MAX_REQUESTS:]
+    digest.files = digest.files[-MAX_FILES:]
+    digest.failed = digest.failed[-MAX_FAILED:]
+    return digest

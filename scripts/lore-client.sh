@@ -1,0 +1,92 @@
+# lore-client.sh: record to lore from shell scripts, silently doing nothing without lore.
+#
+# Source it from any script (bash or zsh; works under `set -euo pipefail`):
+#
+#   . /path/to/lore-client.sh          # or copy this file into your project
+#   lore_decision "Use rsync for deploys" "atomic, resumable" "scp,tar"
+#   lore_failure NonZeroExit "deploy.sh: rsync exited 23" rsync deploy
+#
+# Every function returns 0, whatever happens: a missing lore, a broken data root
+# or a refused write never stops the calling script. Functions print the new
+# record's id on stdout when the write worked, nothing otherwise. Set
+# LORE_CLIENT_DEBUG=1 to see lore's error messages on stderr, LORE_BIN to use a
+# specific lore executable, LORE_CLIENT_TIMEOUT (seconds, default 10) to bound
+# each call when `timeout` is available.
+
+_lore_client_run() {
+    local bin="${LORE_BIN:-lore}"
+    command -v "$bin" >/dev/null 2>&1 || return 0
+    local limit="${LORE_CLIENT_TIMEOUT:-10}"
+    local -a runner=()
+    if command -v timeout >/dev/null 2>&1; then
+        runner=(timeout "$limit")
+    fi
+    if [ -n "${LORE_CLIENT_DEBUG:-}" ]; then
+        "${runner[@]}" "$bin" "$@" </dev/null || true
+    else
+        "${runner[@]}" "$bin" "$@" </dev/null 2>/dev/null || true
+    fi
+    return 0
+}
+
+# lore_available: succeeds (0) when lore is installed, fails (1) otherwise.
+lore_available() {
+    command -v "${LORE_BIN:-lore}" >/dev/null 2>&1
+}
+
+# lore_decision TEXT [RATIONALE] [ALTERNATIVES (comma-separated)] [TAGS]
+lore_decision() {
+    [ $# -ge 1 ] || return 0
+    local -a args=(remember -q "$1")
+    [ -n "${2:-}" ] && args+=(--rationale "$2")
+    [ -n "${3:-}" ] && args+=(--alternatives "$3")
+    [ -n "${4:-}" ] && args+=(--tags "$4")
+    _lore_client_run "${args[@]}"
+}
+
+# lore_pattern NAME [SOLUTION] [CONTEXT] [TAGS]
+lore_pattern() {
+    [ $# -ge 1 ] || return 0
+    local -a args=(learn -q "$1")
+    [ -n "${2:-}" ] && args+=(--solution "$2")
+    [ -n "${3:-}" ] && args+=(--context "$3")
+    [ -n "${4:-}" ] && args+=(--tags "$4")
+    _lore_client_run "${args[@]}"
+}
+
+# lore_failure ERROR_TYPE MESSAGE [TOOL] [STEP] [TAGS]
+lore_failure() {
+    [ $# -ge 2 ] || return 0
+    local -a args=(fail -q "$1" "$2")
+    [ -n "${3:-}" ] && args+=(--tool "$3")
+    [ -n "${4:-}" ] && args+=(--step "$4")
+    [ -n "${5:-}" ] && args+=(--tags "$5")
+    _lore_client_run "${args[@]}"
+}
+
+# lore_observe TEXT [TAGS]
+lore_observe() {
+    [ $# -ge 1 ] || return 0
+    local -a args=(observe -q "$1")
+    [ -n "${2:-}" ] && args+=(--tags "$2")
+    _lore_client_run "${args[@]}"
+}
+
+# lore_handoff MESSAGE [NEXT_STEP ...]
+lore_handoff() {
+    [ $# -ge 1 ] || return 0
+    local -a args=(handoff "$1")
+    shift
+    local step
+    for step in "$@"; do
+        args+=(--next "$step")
+    done
+    _lore_client_run "${args[@]}" >/dev/null
+}
+
+# lore_resume [BUDGET_TOKENS]: prints the resume text (nothing without lore).
+lore_resume() {
+    local -a args=(resume)
+    [ -n "${1:-}" ] && args+=(--budget "$1")
+    _lore_client_run "${args[@]}"
+}
