@@ -1,7 +1,9 @@
 """lore: durable, git-native memory for AI coding agents and shell scripts.
 
-The public Python API is re-exported lazily from :mod:`lore.api` so that
-``import lore`` (and therefore every CLI start-up) stays cheap.
+The public Python API is :mod:`lore.api` (``from lore import api``); a few entry
+points are re-exported here lazily so that ``import lore`` (and every CLI start-up)
+stays cheap. ``capture``, ``validate`` and ``resume`` are not re-exported: those
+names are submodules of this package and would be shadowed once imported.
 """
 
 from __future__ import annotations
@@ -14,13 +16,11 @@ __all__ = [
     "LoreError",
     "Store",
     "__version__",
-    "capture",
     "export_records",
     "get",
     "import_records",
     "list_records",
     "open_store",
-    "validate",
 ]
 
 

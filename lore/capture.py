@@ -62,6 +62,13 @@ ROUTES: tuple[tuple[str, frozenset[str]], ...] = (
     ),
     ("concept", frozenset({"description", "aliases"})),
 )
+# Fields whose command-line flag is not simply --<field-name> (warnings name the flag).
+FLAGS = {
+    "examples": "--example",
+    "aliases": "--alias",
+    "lesson_learned": "--lesson",
+    "related_decisions": "--related",
+}
 EVIDENCE_LEVELS = ("preliminary", "confirmed", "contested", "superseded")
 DEDUPE_KINDS = ("decision", "pattern", "anti-pattern")
 SIMILARITY_THRESHOLD = 92.0  # rapidfuzz token_sort_ratio, 0-100
@@ -170,8 +177,9 @@ def build(
             continue
         values[key] = value
     if ignored:
-        flags = ", ".join("--" + k.replace("_", "-") for k in sorted(ignored))
-        warnings.append(f"ignored {flags}: not a field of a {kind}")
+        flags = ", ".join(sorted(FLAGS.get(k, "--" + k.replace("_", "-")) for k in ignored))
+        article = "an" if kind[0] in "aeiou" else "a"
+        warnings.append(f"ignored {flags}: not a field of {article} {kind}")
     text = text.strip()
     if kind == "decision":
         from lore.components.journal import extract_entities, parse_inline, unique
@@ -197,7 +205,7 @@ def build(
         elif key in values:
             values[key] = [values[key]] if isinstance(values[key], str) else list(values[key])
     if kind == "pattern" and "confidence" in values:
-        values["confidence"] = _number(values["confidence"], "confidence")
+        values["confidence"] = _number(values["confidence"], "confidence", kind)
     if kind == "evidence" and "confidence" in values:
         values["confidence"] = str(values["confidence"]).strip().lower()
     values[TEXT_FIELD[kind]] = text
@@ -224,15 +232,19 @@ def build(
     return Captured(record, warnings)
 
 
-def _number(value: Any, name: str) -> float:
+def _number(value: Any, name: str, kind: str) -> float:
     try:
         number = float(value)
     except (TypeError, ValueError):
         raise InvalidInputError(
-            f"{name} must be a number between 0 and 1 (got {value!r})", field=name
+            f"{kind} {name} must be a number between 0 and 1 (got {value!r})",
+            field=name,
+            kind=kind,
         ) from None
-    if not 0 <= number <= 1:
-        raise InvalidInputError(f"{name} must be between 0 and 1 (got {value!r})", field=name)
+    if not 0 <= number <= 1:  # also refuses nan
+        raise InvalidInputError(
+            f"{kind} {name} must be between 0 and 1 (got {value!r})", field=name, kind=kind
+        )
     return number
 
 
@@ -267,14 +279,18 @@ def normalize(text: str) -> str:
     return _NORMALIZE.sub(" ", text.casefold()).strip()
 
 
-def find_duplicate(store: Store, record: Record) -> Record | None:
-    """An active record of the same kind whose title is the same or nearly the same."""
+def find_duplicate(store: Store, record: Record, *, ignore: Iterable[str] = ()) -> Record | None:
+    """An active record of the same kind whose title is the same or nearly the same.
+
+    ``ignore``: ids that do not count (the decision a new one supersedes).
+    """
     if record.kind not in DEDUPE_KINDS:
         return None
     target = normalize(record.title)
     if not target:
         return None
-    existing = store.records(record.kind)
+    skip = set(ignore)
+    existing = [r for r in store.records(record.kind) if r.id not in skip]
     titles = [normalize(r.title) for r in existing]
     for other, title in zip(existing, titles):
         if title == target:
@@ -303,6 +319,7 @@ def capture(
     timestamp: str | None = None,
 ) -> Captured:
     """Route, build, check and store one record; returns it with any warnings."""
+    _head_at.cache_clear()  # HEAD may have moved since the last capture in this process
     fields = dict(fields or {})
     if not text or not text.strip():
         raise UsageError("nothing to capture: the text is empty")
@@ -328,7 +345,8 @@ def capture(
     def guard() -> None:
         if force:
             return
-        duplicate = find_duplicate(store, record)
+        # The decision being superseded is meant to read alike: it is not a duplicate.
+        duplicate = find_duplicate(store, record, ignore=[supersedes] if supersedes else [])
         if duplicate is not None:
             raise DuplicateError(
                 f"a near-duplicate {record.kind} already exists: {duplicate.id} "

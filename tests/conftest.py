@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -34,8 +35,7 @@ def isolation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(work)
-    from lore import capture
-
+    capture = importlib.import_module("lore.capture")
     capture._repo_at.cache_clear()
     capture._head_at.cache_clear()
     return data

@@ -104,6 +104,12 @@ class LoreGroup(click.Group):
 
             emit_error(exc, as_json=bool(ctx.meta.get("lore.json")))
             raise click.exceptions.Exit(exc.exit_code) from None
+        except BrokenPipeError:
+            # The reader went away (`lore list | head`). click's own main() would turn
+            # EPIPE into exit 1 before lore's main() sees it; the contract says 0.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            raise click.exceptions.Exit(0) from None
 
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}

@@ -42,9 +42,17 @@ def emit_json(obj: Any) -> None:
     import orjson
 
     data = orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS) + b"\n"
-    stream = click.get_binary_stream("stdout")
-    stream.write(data)
-    stream.flush()
+    # sys.stdout is looked up now (click's test runner swaps it); click 8.5 deprecates
+    # click.get_binary_stream, so write to the text stream's buffer directly.
+    stream = sys.stdout
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        stream.write(data.decode("utf-8"))
+        stream.flush()
+        return
+    stream.flush()  # keep order with anything already written as text
+    buffer.write(data)
+    buffer.flush()
 
 
 def echo(text: str = "") -> None:
@@ -87,11 +95,15 @@ def console() -> Any:
     if _console is None:
         from rich.console import Console
 
+        color = color_enabled()
         _console = Console(
             markup=False,
             highlight=False,
             emoji=False,
-            no_color=not color_enabled(),
+            no_color=not color,
+            # no_color alone still lets bold through when rich sees FORCE_COLOR:
+            # no colour system means no escape codes at all.
+            color_system="auto" if color else None,
             soft_wrap=False,
         )
     return _console
@@ -106,7 +118,7 @@ def read_text(text: str | None, *, what: str = "text") -> str:
     """
     if text is not None and text != "-":
         return text
-    stdin = click.get_text_stream("stdin")
+    stdin = sys.stdin  # not click.get_text_stream: deprecated in click 8.5
     if text == "-":
         return stdin.read()
     if stdin.isatty():

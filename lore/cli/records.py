@@ -88,6 +88,7 @@ def list_cmd(
     With --json, prints an array of records exactly as stored.
     """
     from lore.api import list_records
+    from lore.model import kind_class
 
     records = list_records(
         app.store, kind, hidden=show_all, tags=list(tags), project=project, limit=limit
@@ -97,7 +98,7 @@ def list_cmd(
         emit_json([r.to_dict() for r in records])
         return
     if not records:
-        echo(f"no {kind} records")
+        echo(f"no {kind_class(kind).KIND.name} records")
         return
     from rich.table import Table
 

@@ -106,7 +106,8 @@ _EXTENSIONS = (
 )
 _PATH = re.compile(
     r"(?<![\w/.:@-])"  # not inside a word, URL or e-mail
-    r"((?:\.{1,2}/|~/|/)?(?:[\w.-]+/)+[\w.-]+/?"  # something/with/slashes
+    r"((?:\.{1,2}/|~/)(?:[\w.-]+/)*[\w.-]+/?"  # ./x, ../x, ~/y: even one name is a path
+    r"|/?(?:[\w.-]+/)+[\w.-]+/?"  # or something/with/slashes (not "[/red]")
     rf"|[\w-][\w.-]*\.(?:{_EXTENSIONS}))"  # or a bare file name with a known extension
     r"(?![\w/])"
 )

@@ -1,0 +1,492 @@
+"""lore.capture without the CLI: routing, building records, checks and near-duplicates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
+from lore.capture import (
+    SIMILARITY_THRESHOLD,
+    build,
+    capture,
+    check,
+    detect_project,
+    find_duplicate,
+    normalize,
+    route,
+    split_list,
+)
+from lore.errors import DuplicateError, InvalidInputError, NotFoundError, UsageError
+from lore.store import Store
+
+NOW = "2026-03-04T05:06:07.123456Z"
+
+# --- route ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kind", "expected"),
+    [
+        ("decision", "decision"),
+        ("decisions", "decision"),
+        ("pattern", "pattern"),
+        ("anti-pattern", "anti-pattern"),
+        ("anti_pattern", "anti-pattern"),
+        ("failure", "failure"),
+        ("observation", "observation"),
+        ("evidence", "evidence"),
+        ("concept", "concept"),
+    ],
+)
+def test_route_explicit_kind_wins_over_flags(kind: str, expected: str) -> None:
+    assert route(kind, {"error_type": "Timeout", "solution": "s", "rationale": "r"}) == expected
+
+
+@pytest.mark.parametrize("kind", ["goal", "session", "project", "edge"])
+def test_route_refuses_kinds_capture_cannot_make(kind: str) -> None:
+    with pytest.raises(UsageError, match=f"cannot capture a {kind}"):
+        route(kind, {})
+
+
+def test_route_unknown_kind_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="unknown record kind 'bogus'"):
+        route("bogus", {})
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "expected"),
+    [
+        ("error_type", "Timeout", "failure"),
+        ("tool", "npm", "failure"),
+        ("step", "test", "failure"),
+        ("symptom", "s", "anti-pattern"),
+        ("risk", "r", "anti-pattern"),
+        ("fix", "f", "anti-pattern"),
+        ("severity", "high", "anti-pattern"),
+        ("solution", "s", "pattern"),
+        ("problem", "p", "pattern"),
+        ("context", "c", "pattern"),
+        ("category", "c", "pattern"),
+        ("origin", "o", "pattern"),
+        ("confidence", "0.8", "pattern"),
+        ("examples", ["e"], "pattern"),
+        ("provenance", "p", "evidence"),
+        ("supports", ["dec-1"], "evidence"),
+        ("confidence", "confirmed", "evidence"),
+        ("confidence", "Preliminary", "evidence"),
+        ("confidence", " CONTESTED ", "evidence"),
+        ("confidence", "superseded", "evidence"),
+        ("rationale", "r", "decision"),
+        ("alternatives", ["a"], "decision"),
+        ("type", "tooling", "decision"),
+        ("files", ["a.py"], "decision"),
+        ("entities", ["x"], "decision"),
+        ("outcome", "successful", "decision"),
+        ("lesson_learned", "l", "decision"),
+        ("related_decisions", ["dec-1"], "decision"),
+        ("supersedes", "dec-1", "decision"),
+        ("description", "d", "concept"),
+        ("aliases", ["a"], "concept"),
+    ],
+)
+def test_route_by_flag_family(flag: str, value: Any, expected: str) -> None:
+    assert route(None, {flag: value}) == expected
+
+
+def test_route_without_flags_is_an_observation() -> None:
+    assert route(None, {}) == "observation"
+    # empty values do not count as given
+    assert route(None, {"rationale": "", "tool": None, "aliases": [], "examples": ()}) == (
+        "observation"
+    )
+
+
+# Each family, strongest first: adding a stronger flag always changes the route.
+PRECEDENCE = [
+    ("concept", {"description": "d"}),
+    ("decision", {"rationale": "r"}),
+    ("evidence", {"provenance": "p"}),
+    ("pattern", {"solution": "s"}),
+    ("anti-pattern", {"symptom": "s"}),
+    ("failure", {"error_type": "Timeout"}),
+]
+
+
+@pytest.mark.parametrize("depth", range(1, len(PRECEDENCE) + 1))
+def test_route_precedence(depth: int) -> None:
+    fields: dict[str, Any] = {}
+    for _, flags in PRECEDENCE[:depth]:
+        fields.update(flags)
+    assert route(None, fields) == PRECEDENCE[depth - 1][0]
+
+
+def test_route_confidence_level_with_a_pattern_flag_is_still_a_pattern() -> None:
+    # the level word turns --confidence into an evidence flag, but pattern beats evidence
+    assert route(None, {"confidence": "confirmed", "solution": "s"}) == "pattern"
+    assert route(None, {"confidence": "confirmed", "rationale": "r"}) == "evidence"
+
+
+# --- split_list / detect_project -------------------------------------------------------
+
+
+def test_split_list() -> None:
+    assert split_list(None) == []
+    assert split_list("a, b,,a ,") == ["a", "b"]
+    assert split_list(["a,b", "c", "b", " ", "d , a"]) == ["a", "b", "c", "d"]
+
+
+def test_detect_project(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert detect_project() is None  # conftest's cwd is not in a repository
+    monkeypatch.setenv("LORE_PROJECT", " envproj ")
+    assert detect_project() == "envproj"
+    assert detect_project(" flagproj ") == "flagproj"
+    assert detect_project("") == "envproj"  # an empty --project is not given
+    monkeypatch.setenv("LORE_PROJECT", "  ")
+    assert detect_project() is None
+
+
+# --- build ---------------------------------------------------------------------------
+
+
+def _build(kind: str, text: str, fields: dict[str, Any] | None = None, **kw: Any) -> Any:
+    kw.setdefault("timestamp", NOW)
+    kw.setdefault("record_id", None)
+    return build(kind, text, fields or {}, **kw)
+
+
+def test_build_observation_exact() -> None:
+    captured = _build("observation", "  CI is slow \n", record_id="obs-000000000001")
+    assert captured.warnings == []
+    assert captured.record.to_dict() == {
+        "id": "obs-000000000001",
+        "timestamp": NOW,
+        "content": "CI is slow",
+        "status": "raw",
+        "session_id": None,
+        "project": None,
+        "source": "manual",
+        "tags": [],
+        "v": 1,
+    }
+
+
+def test_build_assigns_a_fresh_id_and_canonical_timestamp() -> None:
+    one = build("observation", "x", {}, timestamp="2026-03-04T06:06:07+01:00").record
+    two = build("observation", "x", {}).record
+    assert one.timestamp == "2026-03-04T05:06:07.000000Z"
+    assert one.id.startswith("obs-") and len(one.id) == len("obs-") + 12
+    assert one.id != two.id
+    assert two.timestamp.endswith("Z")
+
+
+def test_build_decision_exact() -> None:
+    captured = _build(
+        "decision",
+        "Use `orjson` in src/io.py because: fast vs: json, ujson",
+        {
+            "type": "tooling",
+            "outcome": "successful",
+            "files": ["pyproject.toml, src/io.py"],
+            "entities": ["serialization"],
+            "lesson_learned": "measure first",
+            "related_decisions": ["dec-aaaaaaaaaaaa,dec-bbbbbbbbbbbb", "dec-aaaaaaaaaaaa"],
+        },
+        tags=["perf,io", "perf"],
+        project="web",
+        source="agent",
+        session_id="session-abcd",
+        record_id="dec-000000000001",
+    )
+    assert captured.warnings == []
+    assert captured.record.to_dict() == {
+        "id": "dec-000000000001",
+        "timestamp": NOW,
+        "decision": "Use `orjson` in src/io.py",
+        "rationale": "fast",
+        "alternatives": ["json", "ujson"],
+        "outcome": "successful",
+        "type": "tooling",
+        "entities": ["serialization", "pyproject.toml", "src/io.py", "orjson"],
+        "files": ["pyproject.toml", "src/io.py"],
+        "lesson_learned": "measure first",
+        "related_decisions": ["dec-aaaaaaaaaaaa", "dec-bbbbbbbbbbbb"],
+        "git_commit": None,
+        "status": "active",
+        "superseded_by": None,
+        "spec_quality": 0.85,  # everything but detail (4 words)
+        "session_id": "session-abcd",
+        "project": "web",
+        "source": "agent",
+        "tags": ["perf", "io", "web"],
+        "v": 1,
+    }
+
+
+def test_build_decision_flags_win_over_inline_text() -> None:
+    record = _build(
+        "decision",
+        "Use X because: inline why vs: inline alt",
+        {"rationale": "flag why", "alternatives": ["flag alt"]},
+    ).record
+    assert (record.decision, record.rationale, record.alternatives) == (
+        "Use X",
+        "flag why",
+        ["flag alt"],
+    )
+
+
+def test_build_pattern_exact() -> None:
+    record = _build(
+        "pattern",
+        "Retry on 429",
+        {
+            "solution": "backoff",
+            "problem": "rate limits",
+            "context": "HTTP clients",
+            "category": "network",
+            "origin": "incident 12",
+            "confidence": "0.8",
+            "examples": ["a, b", "c"],  # examples are not split on commas
+        },
+        record_id="pat-000000000001",
+    ).record
+    assert record.to_dict() == {
+        "id": "pat-000000000001",
+        "timestamp": NOW,
+        "name": "Retry on 429",
+        "context": "HTTP clients",
+        "problem": "rate limits",
+        "solution": "backoff",
+        "category": "network",
+        "origin": "incident 12",
+        "confidence": 0.8,
+        "validations": 0,
+        "examples": ["a, b", "c"],
+        "status": "active",
+        "session_id": None,
+        "project": None,
+        "source": "manual",
+        "tags": [],
+        "v": 1,
+    }
+
+
+def test_build_anti_pattern_failure_evidence_concept() -> None:
+    anti = _build(
+        "anti-pattern",
+        "Sleep in tests",
+        {"symptom": "flaky", "risk": "slow", "fix": "poll", "severity": "high", "category": "t"},
+    ).record
+    assert (anti.name, anti.symptom, anti.risk, anti.fix, anti.severity, anti.category) == (
+        "Sleep in tests",
+        "flaky",
+        "slow",
+        "poll",
+        "high",
+        "t",
+    )
+    fail = _build("failure", "exit 1", {"error_type": "NonZeroExit", "tool": "npm", "step": "t"})
+    assert (fail.record.error_message, fail.record.error_type, fail.record.tool) == (
+        "exit 1",
+        "NonZeroExit",
+        "npm",
+    )
+    assert fail.record.step == "t"
+    evidence = _build(
+        "evidence",
+        "bench shows 2x",
+        {"provenance": "bench/run.txt", "confidence": " Confirmed ", "supports": ["a,b", "a"]},
+    ).record
+    assert (evidence.content, evidence.provenance, evidence.confidence, evidence.supports) == (
+        "bench shows 2x",
+        "bench/run.txt",
+        "confirmed",
+        ["a", "b"],
+    )
+    concept = _build("concept", "Idempotency", {"description": "d", "aliases": ["idem, i"]})
+    assert (concept.record.name, concept.record.description, concept.record.aliases) == (
+        "Idempotency",
+        "d",
+        ["idem", "i"],
+    )
+
+
+def test_build_warns_about_fields_the_kind_does_not_have() -> None:
+    captured = _build(
+        "observation",
+        "x",
+        {"rationale": "r", "tool": "t", "supersedes": "dec-1", "examples": ["e"]},
+    )
+    assert captured.warnings == [
+        "ignored --example, --rationale, --supersedes, --tool: not a field of an observation"
+    ]
+    assert "rationale" not in captured.record.to_dict()
+    assert captured.record.extra == {}
+
+
+def test_build_category_is_shared_by_pattern_and_anti_pattern() -> None:
+    assert _build("anti-pattern", "x", {"category": "c"}).warnings == []
+    assert _build("decision", "x", {"category": "c"}).warnings == [
+        "ignored --category: not a field of a decision"
+    ]
+
+
+@pytest.mark.parametrize("value", ["high", "2", "-0.1", "1.01"])
+def test_build_pattern_confidence_must_be_a_number_in_range(value: str) -> None:
+    with pytest.raises(InvalidInputError) as info:
+        _build("pattern", "x", {"confidence": value})
+    assert info.value.details["field"] == "confidence"
+    assert info.value.details.get("kind") == "pattern"
+
+
+def test_build_project_tag_not_doubled() -> None:
+    record = _build("observation", "x", tags=["web", "a"], project="web").record
+    assert record.tags == ["web", "a"]
+
+
+# --- check ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kind", "fields", "field"),
+    [
+        ("decision", {"outcome": "bogus"}, "outcome"),
+        ("decision", {"type": "bogus"}, "type"),
+        ("anti-pattern", {"severity": "huge"}, "severity"),
+        ("evidence", {"confidence": "0.8"}, "confidence"),
+        ("failure", {"error_type": "not an identifier"}, "error_type"),
+        ("failure", {}, "error_type"),
+    ],
+)
+def test_check_names_the_field(kind: str, fields: dict[str, Any], field: str) -> None:
+    record = _build(kind, "some text", fields).record
+    with pytest.raises(InvalidInputError) as info:
+        check(record, allow_secret=True)
+    assert info.value.details == {"field": field, "kind": kind}
+    assert info.value.message.startswith(f"{kind} {field} ")
+
+
+def test_check_passes_a_valid_record() -> None:
+    check(_build("decision", "Use X", {"rationale": "r"}).record)
+
+
+# --- near-duplicates -----------------------------------------------------------------
+
+
+def test_normalize() -> None:
+    assert normalize("  Use RUFF, for_linting!! ") == "use ruff for linting"
+    assert normalize("Straße — ÉTÉ") == "strasse été"
+    assert normalize("...") == ""
+
+
+def _decision(store: Store, text: str, **fields: Any) -> Any:
+    return capture(store, text, kind="decision", fields=fields, allow_secret=True).record
+
+
+@pytest.mark.parametrize(
+    "again",
+    [
+        "Use ruff for linting",
+        "use RUFF for linting.",
+        "Use ruff -- for linting!",
+        "linting: use ruff for",  # same words, another order
+        "Use ruff for lintings",  # very close wording
+    ],
+)
+def test_find_duplicate_decision(store: Store, again: str) -> None:
+    first = _decision(store, "Use ruff for linting")
+    candidate = _build("decision", again).record
+    duplicate = find_duplicate(store, candidate)
+    assert duplicate is not None and duplicate.id == first.id
+
+
+@pytest.mark.parametrize(
+    "other",
+    ["Use black for formatting", "Use ruff for linting everywhere in CI and locally"],
+)
+def test_find_duplicate_accepts_different_text(store: Store, other: str) -> None:
+    _decision(store, "Use ruff for linting")
+    assert find_duplicate(store, _build("decision", other).record) is None
+
+
+def test_find_duplicate_threshold_is_92() -> None:
+    assert SIMILARITY_THRESHOLD == 92.0
+
+
+def test_find_duplicate_only_same_kind_and_dedupe_kinds(store: Store) -> None:
+    _decision(store, "Use ruff for linting")
+    assert find_duplicate(store, _build("pattern", "Use ruff for linting").record) is None
+    capture(store, "CI is slow", allow_secret=True)
+    assert find_duplicate(store, _build("observation", "CI is slow").record) is None
+
+
+def test_capture_refuses_duplicate_then_force_records_it(store: Store) -> None:
+    first = _decision(store, "Use ruff for linting")
+    path = store.location("decision")
+    before = path.read_bytes()
+    with pytest.raises(DuplicateError) as info:
+        _decision(store, "USE ruff for linting")
+    assert info.value.details == {"existing_id": first.id}
+    assert path.read_bytes() == before
+    forced = capture(
+        store, "USE ruff for linting", kind="decision", force=True, allow_secret=True
+    ).record
+    assert forced.id != first.id
+    assert [r.id for r in store.records("decision")] == [first.id, forced.id]
+
+
+def test_pattern_and_anti_pattern_duplicates(store: Store) -> None:
+    pattern = capture(store, "Retry on 429", kind="pattern", allow_secret=True).record
+    with pytest.raises(DuplicateError) as info:
+        capture(store, "retry ON 429!", kind="pattern", allow_secret=True)
+    assert info.value.details["existing_id"] == pattern.id
+    anti = capture(store, "Sleep in tests", kind="anti-pattern", allow_secret=True).record
+    with pytest.raises(DuplicateError) as info:
+        capture(store, "sleep in tests", kind="anti-pattern", allow_secret=True)
+    assert info.value.details["existing_id"] == anti.id
+
+
+def test_retracted_decision_does_not_block_recapture(store: Store) -> None:
+    first = _decision(store, "Use ruff for linting")
+    store.revise(first.id, {"status": "retracted"})
+    again = _decision(store, "Use ruff for linting")
+    assert again.id != first.id
+
+
+# --- supersedes ----------------------------------------------------------------------
+
+
+def test_supersedes_marks_the_old_decision(store: Store) -> None:
+    old = _decision(store, "Use Postgres 14 for the main database")
+    new = _decision(store, "Move to SQLite for the embedded build", supersedes=old.id)
+    state = store.get(old.id)
+    assert (state.status, state.superseded_by) == ("superseded", new.id)  # type: ignore[attr-defined]
+    assert store.get(new.id).superseded_by is None  # type: ignore[attr-defined]
+    assert [r.id for r in store.records("decision")] == [new.id]
+
+
+def test_supersedes_a_near_duplicate_wording_is_not_refused(store: Store) -> None:
+    # Replacing "Postgres 14" with "Postgres 15" is the point of --supersedes; the
+    # decision it replaces must not count as a near-duplicate of its successor.
+    old = _decision(store, "Use Postgres 14 for the main database")
+    new = _decision(store, "Use Postgres 15 for the main database", supersedes=old.id)
+    assert store.get(old.id).superseded_by == new.id  # type: ignore[attr-defined]
+
+
+def test_supersedes_needs_an_existing_decision(store: Store, data_dir: Path) -> None:
+    obs = capture(store, "an observation", allow_secret=True).record
+    before = store.location("decision").exists()
+    with pytest.raises(NotFoundError):
+        _decision(store, "Use X", supersedes="dec-000000000000")
+    with pytest.raises(InvalidInputError, match=f"needs a decision id, got observation {obs.id}"):
+        _decision(store, "Use X", supersedes=obs.id)
+    assert store.location("decision").exists() is before is False
+
+
+def test_capture_empty_text_is_a_usage_error(store: Store) -> None:
+    for text in ("", "   \n\t"):
+        with pytest.raises(UsageError, match="nothing to capture: the text is empty"):
+            capture(store, text)
