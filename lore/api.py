@@ -59,7 +59,7 @@ def list_records(
         records = [r for r in records if wanted <= set(r.tags)]
     if project:
         records = [r for r in records if r.project == project or project in r.tags]
-    records = sorted(records, key=lambda r: r.timestamp or "", reverse=True)
+    records = sorted(records, key=lambda r: str(r.timestamp or ""), reverse=True)
     return records[:limit] if limit else records
 
 
@@ -68,14 +68,57 @@ def record_history(store: Store, record_id: str) -> list[dict[str, Any]]:
     cls = class_for_id(record_id)
     if cls is None or not isinstance(cls.KIND.storage, Log):
         return []
+    from lore.store import _order_key
+
     rows, _ = jsonl.read(store.location(cls))
-    lines = [obj for _, obj in rows if obj.get("id") == record_id]
+    lines: list[dict[str, Any]] = []
+    seen: set[bytes] = set()
+    for _, obj in rows:
+        key = jsonl.dumps(obj)
+        if obj.get("id") == record_id and key not in seen:  # union-merge twins count once
+            seen.add(key)
+            lines.append(obj)
     creation = [obj for obj in lines if obj.get("_op") != REVISE][:1]
-    revisions = sorted(
-        (obj for obj in lines if obj.get("_op") == REVISE),
-        key=lambda obj: str(obj.get("timestamp") or ""),
+    ordered = sorted(
+        enumerate(obj for obj in lines if obj.get("_op") == REVISE),
+        key=lambda item: (_order_key(item[1].get("timestamp")), item[0]),
     )
-    return creation + revisions
+    return creation + [obj for _, obj in ordered]
+
+
+def article(word: str) -> str:
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
+
+
+def retract(store: Store, record_id: str, *, reason: str | None = None) -> tuple[Record, str]:
+    """Withdraw a record (status ``retracted``); returns it and the retraction time.
+
+    Logs get a revision line (carrying ``reason``); documents are updated in place,
+    atomically, with ``retracted_at`` and ``retraction_reason``.
+    """
+    import dataclasses
+
+    from lore import clock
+    from lore.errors import InvalidInputError
+
+    record = store.get(record_id)
+    cls = type(record)
+    status = next((f for f in dataclasses.fields(cls) if f.name == "status"), None)
+    if status is None or "retracted" not in status.metadata.get("choices", ()):
+        raise InvalidInputError(f"{article(record.kind)} cannot be retracted", id=record_id)
+    when = clock.now()
+    in_log = isinstance(cls.KIND.storage, Log)
+
+    def change(state: dict[str, Any]) -> dict[str, Any]:
+        if state.get("status") == "retracted":
+            raise InvalidInputError(f"{record_id} is already retracted", id=record_id)
+        changes: dict[str, Any] = {"status": "retracted", "retracted_at": when}
+        if reason and not in_log:
+            changes["retraction_reason"] = reason
+        return changes
+
+    updated = store.update(record_id, change, reason=reason)
+    return updated, when
 
 
 def paths(store: Store) -> dict[str, Any]:

@@ -264,7 +264,7 @@ def check(record: Record, *, allow_secret: bool = False) -> None:
         if findings:
             first = findings[0]
             raise SecretError(
-                f"refusing to write: {first.field} looks like it holds a {first.kind}; "
+                f"refusing to write: {first.field} looks like it holds a secret ({first.kind}); "
                 "remove it, or pass --allow-secret if this is not a real credential",
                 field=first.field,
                 secret=first.rule,

@@ -17,8 +17,20 @@ def now() -> str:
     """Current UTC time as ISO-8601 with microseconds and a ``Z`` suffix."""
     fixed = os.environ.get("LORE_NOW")
     if fixed:
-        return fixed
+        try:
+            return normalize_timestamp(fixed)
+        except (ValueError, TypeError):
+            from lore.errors import UsageError
+
+            raise UsageError(
+                f"LORE_NOW={fixed!r} is not an ISO-8601 time (e.g. 2026-01-02T03:04:05Z)"
+            ) from None
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def now_datetime() -> datetime:
+    """:func:`now` as an aware datetime (honours ``LORE_NOW`` too)."""
+    return parse_timestamp(now())
 
 
 def new_id(prefix: str) -> str:

@@ -105,12 +105,19 @@ def resolve(
     result = Resolution(updated)
     if outcome == "successful":
         for pattern in linked_patterns(store, updated):
-            before = float(pattern.confidence)
-            after = round(min(1.0, before + CONFIDENCE_STEP), 2)
-            store.revise(
-                pattern.id, {"confidence": after, "validations": int(pattern.validations) + 1}
-            )
-            result.raised.append({"id": pattern.id, "from": before, "to": after})
+            seen: dict[str, float] = {}
+
+            def bump(state: dict[str, Any], seen: dict[str, float] = seen) -> dict[str, Any]:
+                # Read and raise under the pattern's lock: concurrent reviews never lose a step.
+                seen["from"] = float(state.get("confidence") or 0.0)
+                seen["to"] = round(min(1.0, seen["from"] + CONFIDENCE_STEP), 2)
+                return {
+                    "confidence": seen["to"],
+                    "validations": int(state.get("validations") or 0) + 1,
+                }
+
+            store.update(pattern.id, bump)
+            result.raised.append({"id": pattern.id, "from": seen["from"], "to": seen["to"]})
     elif outcome == "abandoned":
         from lore.capture import capture
 

@@ -131,6 +131,8 @@ class Record:
         extra = {k: v for k, v in data.items() if k not in names and k != "extra"}
         if isinstance(data.get("extra"), dict):
             extra = {**data["extra"], **extra}
+        elif "extra" in data:  # an unknown key that happens to be called "extra"
+            extra["extra"] = data["extra"]
         record = cls(**known)
         record.extra = extra
         return record
@@ -163,11 +165,13 @@ class Record:
                 found.append((fld.name, f"must be one of {', '.join(choices)} (got {value!r})"))
         if not self.id:
             found.append(("id", "is required"))
+        elif not isinstance(self.id, str):
+            pass  # reported above as "must be a string"
         elif self.KIND.prefix and not self.id.startswith(self.KIND.prefix + "-"):
             found.append(("id", f"must start with '{self.KIND.prefix}-'"))
         if not self.timestamp:
             found.append(("timestamp", "is required"))
-        else:
+        elif isinstance(self.timestamp, str):
             from lore.clock import parse_timestamp
 
             try:

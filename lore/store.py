@@ -38,6 +38,7 @@ class Store:
             self.root = resolve_root(root)
         self.issues: list[ReadIssue] = []
         self._cache: dict[str, tuple[Any, dict[str, Record]]] = {}
+        self._kind_issues: dict[str, list[ReadIssue]] = {}
 
     # -- layout --------------------------------------------------------------------
 
@@ -87,7 +88,9 @@ class Store:
 
     def get(self, record_id: str) -> Record:
         cls = class_for_id(record_id)
-        candidates = [cls] if cls else [kind_class("project")]
+        # Projects are keyed by free-form names, so "pat-tools" may be a project.
+        project = kind_class("project")
+        candidates = [cls, project] if cls and cls is not project else [project]
         for candidate in candidates:
             record = self._load(candidate).get(record_id)
             if record is not None:
@@ -107,12 +110,18 @@ class Store:
         if cached is not None and cached[0] == stamp:
             return cached[1]
         storage = cls.KIND.storage
+        before = len(self.issues)
         if isinstance(storage, Log):
             records = self._load_log(cls, location)
         elif isinstance(storage, Dir):
             records = self._load_dir(cls, location, storage)
         else:
             records = self._load_map(cls, location, storage)
+        # A reload replaces this kind's issues: the same bad line is reported once.
+        stale = {id(issue) for issue in self._kind_issues.get(cls.KIND.name, ())}
+        self._kind_issues[cls.KIND.name] = self.issues[before:]
+        if stale:
+            self.issues[:] = [issue for issue in self.issues if id(issue) not in stale]
         self._cache[cls.KIND.name] = (stamp, records)
         return records
 
@@ -130,15 +139,18 @@ class Store:
             try:
                 data = read_document(file)
             except DataError as exc:
-                self.issues.append(
-                    ReadIssue(str(file), int(exc.details.get("line") or 0), exc.message, "parse")
-                )
+                self.issues.append(_data_issue(file, exc))
                 continue
             record = cls.from_dict(data)
             if not record.id:
                 record.id = file.name[: -len(storage.suffix)]
+            if not isinstance(record.id, str):  # hand-written `id: 123` must not break listing
+                self.issues.append(
+                    ReadIssue(str(file), 0, f"id must be a string (got {record.id!r})", "schema")
+                )
+                continue
             out[record.id] = record
-        return dict(sorted(out.items(), key=lambda item: item[1].timestamp or ""))
+        return dict(sorted(out.items(), key=lambda item: _sort_time(item[1])))
 
     def _load_map(self, cls: type[Record], path: Path, storage: Map) -> dict[str, Record]:
         out: dict[str, Record] = {}
@@ -149,9 +161,7 @@ class Store:
         try:
             doc = yamlio.to_plain(yamlio.load(path)) or {}
         except DataError as exc:
-            self.issues.append(
-                ReadIssue(str(path), int(exc.details.get("line") or 0), exc.message, "parse")
-            )
+            self.issues.append(_data_issue(path, exc))
             return out
         entries = doc.get(storage.key) if isinstance(doc, dict) else None
         if not isinstance(entries, dict):
@@ -204,48 +214,98 @@ class Store:
         self, record_id: str, changes: dict[str, Any], *, reason: str | None = None
     ) -> Record:
         """Change fields of an existing record (an appended revision for logs)."""
-        record = self.get(record_id)
-        cls = type(record)
-        candidate = cls.from_dict({**record.to_dict(), **changes})
-        bad = [p for p in candidate.problems() if p[0] in changes]
-        if bad:
-            field, message = bad[0]
-            raise InvalidInputError(f"{field} {message}", field=field, id=record_id)
+        return self.update(record_id, lambda _state: changes, reason=reason)
+
+    def update(
+        self,
+        record_id: str,
+        fn: Callable[[dict[str, Any]], dict[str, Any] | None],
+        *,
+        reason: str | None = None,
+    ) -> Record:
+        """Read-modify-write one record: ``fn(state) -> changes`` runs under its lock.
+
+        ``state`` is the record's ``to_dict()`` read while the lock is held, so a
+        change computed from it (``validations + 1``) cannot be lost to another
+        writer. Empty changes write nothing. ``fn`` must not write to the store itself
+        (the lock is not re-entrant).
+        """
+        cls = class_for_id(record_id)
+        document = cls is not None and isinstance(cls.KIND.storage, Dir)
+        if cls is None or not (document and self._document(cls, record_id).is_file()):
+            # (a document is found by its file name, without parsing its whole directory)
+            cls = type(self.get(record_id))
         storage = cls.KIND.storage
         location = self.location(cls)
-        if isinstance(storage, Log):
-            line: dict[str, Any] = {
-                "_op": REVISE,
-                "id": record_id,
-                "timestamp": clock.now(),
-                "set": changes,
-            }
-            if reason:
-                line["reason"] = reason
-            jsonl.append(location, [line])
-        elif isinstance(storage, Dir):
-            self._update_document(location / f"{record_id}{storage.suffix}", changes)
-        else:
-            with locked(location):
-                self._put_map_entry(location, storage, candidate, new=False, changes=changes)
+        target = self._document(cls, record_id)
+        with locked(target):
+            record, tree = self._reread(cls, record_id, target)
+            changes = fn(record.to_dict())
+            if changes:
+                if changes.get("id", record_id) != record_id:
+                    raise InvalidInputError("id cannot be changed", field="id", id=record_id)
+                candidate = cls.from_dict({**record.to_dict(), **changes})
+                bad = [p for p in candidate.problems() if p[0] in changes]
+                if bad:
+                    field, message = bad[0]
+                    raise InvalidInputError(f"{field} {message}", field=field, id=record_id)
+                if isinstance(storage, Log):
+                    line: dict[str, Any] = {
+                        "_op": REVISE,
+                        "id": record_id,
+                        "timestamp": clock.now(),
+                        "set": changes,
+                    }
+                    if reason:
+                        line["reason"] = reason
+                    jsonl.append(location, [line], lock=False)
+                elif isinstance(storage, Dir):
+                    self._update_document(target, changes, tree)
+                    record = _document_record(cls, record_id, target, tree)
+                else:
+                    self._put_map_entry(
+                        location, storage, candidate, new=False, changes=changes, key=record_id
+                    )
         self._cache.pop(cls.KIND.name, None)
-        return self.get(record_id)
+        # A document's new state is the tree just written: no directory re-read needed.
+        return record if isinstance(storage, Dir) else self.get(record_id)
 
-    def _update_document(self, file: Path, changes: dict[str, Any]) -> None:
-        with locked(file):
-            if file.suffix == ".json":
-                data = read_document(file)
-                data.update(changes)
-                atomic_write(file, dump_document(file, data))
-                return
-            from lore.storage import yamlio
+    def _document(self, cls: type[Record], record_id: str) -> Path:
+        """The file of a one-document-per-record kind (for other kinds, their file)."""
+        storage = cls.KIND.storage
+        if isinstance(storage, Dir):
+            return self.location(cls) / f"{record_id}{storage.suffix}"
+        return self.location(cls)
 
-            doc = yamlio.load(file)
-            if not isinstance(doc, dict):
-                raise DataError(f"{file}: expected a mapping at the top level", file=str(file))
-            for key, value in changes.items():
-                doc[key] = value
-            atomic_write(file, yamlio.dumps(doc))
+    def _reread(self, cls: type[Record], record_id: str, target: Path) -> tuple[Record, Any]:
+        """The record's current state, read afresh (the caller holds its lock).
+
+        For a document, also the parsed tree that changes are written into (parsed once).
+        """
+        if isinstance(cls.KIND.storage, Dir):
+            try:
+                tree = _load_tree(target)
+            except FileNotFoundError:
+                raise NotFoundError(f"no record with id {record_id!r}", id=record_id) from None
+            return _document_record(cls, record_id, target, tree), tree
+        if not isinstance(cls.KIND.storage, Log):
+            # A replaced map file can keep its size and mtime; appends always grow a log.
+            self._cache.pop(cls.KIND.name, None)
+        record = self._load(cls).get(record_id)
+        if record is None:
+            raise NotFoundError(f"no record with id {record_id!r}", id=record_id)
+        return record, None
+
+    def _update_document(self, file: Path, changes: dict[str, Any], tree: Any) -> None:
+        """Set ``changes`` in a document's parsed ``tree`` (comments kept) and write it."""
+        for key, value in changes.items():
+            tree[key] = value
+        if file.suffix == ".json":
+            atomic_write(file, dump_document(file, tree))
+            return
+        from lore.storage import yamlio
+
+        atomic_write(file, yamlio.dumps(tree))
 
     def _put_map_entry(
         self,
@@ -255,8 +315,12 @@ class Store:
         *,
         new: bool,
         changes: dict[str, Any] | None = None,
+        key: str | None = None,
     ) -> None:
-        """Insert or change one entry of a map document; the caller holds the lock."""
+        """Insert or change one entry of a map document; the caller holds the lock.
+
+        A change finds its entry by ``key`` (the record's id, its name in the map).
+        """
         from lore.storage import yamlio
 
         doc = yamlio.load(path) if path.is_file() else None
@@ -267,7 +331,7 @@ class Store:
         entries = doc.get(storage.key)
         if entries is None:
             doc[storage.key] = entries = yamlio.loads("{}", str(path))
-        name = record.title
+        name = record.title if new or key is None else key
         if new and name in entries:
             raise InvalidInputError(f"{path}: {name!r} already exists", id=name)
         if new:
@@ -276,8 +340,17 @@ class Store:
             data.pop("name", None)
             entries[name] = data
         else:
-            for key, value in (changes or {}).items():
-                entries[name][key] = value
+            changes = changes or {}
+            if changes.get("name", name) != name:
+                raise InvalidInputError(
+                    f"{name!r} is keyed by its name in {path}; rename it by editing that file",
+                    field="name",
+                    id=name,
+                )
+            if not isinstance(entries.get(name), dict):  # a bare "name:" line
+                entries[name] = {}
+            for field, value in changes.items():
+                entries[name][field] = value
         atomic_write(path, yamlio.dumps(doc))
 
 
@@ -312,7 +385,7 @@ def fold(
             if not isinstance(changes, dict):
                 found.append(ReadIssue(name, number, "revision has no 'set' object", "schema"))
                 continue
-            revisions[rid].append((str(obj.get("timestamp") or ""), number, changes))
+            revisions[rid].append((_order_key(obj.get("timestamp")), number, changes))
             continue
         if rid in states:
             if jsonl.dumps(obj) != first_seen[rid]:
@@ -335,6 +408,29 @@ def fold(
     return states, found
 
 
+def _data_issue(file: Path, exc: DataError) -> ReadIssue:
+    """A document that cannot be read, as an issue (its message without the location)."""
+    line = int(exc.details.get("line") or 0)
+    message = exc.message
+    for prefix in (f"{file}:{line}: ", f"{file}: "):
+        message = message.removeprefix(prefix)
+    code = "conflict-marker" if message == "git conflict marker" else "parse"
+    return ReadIssue(str(file), line, message, code)
+
+
+def _sort_time(record: Record) -> str:
+    return record.timestamp if isinstance(record.timestamp, str) else ""
+
+
+def _order_key(timestamp: Any) -> str:
+    """A revision's timestamp in canonical form, so ``...00Z`` sorts after ``...00.5Z``."""
+    text = str(timestamp or "")
+    try:
+        return clock.normalize_timestamp(text)
+    except (ValueError, TypeError):
+        return text
+
+
 def _stamp(path: Path) -> Any:
     """A cheap change detector for a file or a directory of files."""
     try:
@@ -343,23 +439,45 @@ def _stamp(path: Path) -> Any:
         return None
     if path.is_dir():  # documents may be edited in place: look at every file
         with os.scandir(path) as entries:
-            return tuple(sorted((e.name, e.stat().st_mtime_ns, e.stat().st_size) for e in entries))
+            # The inode too: an atomic replace within one coarse mtime tick keeps the size.
+            return tuple(
+                sorted((e.name, e.inode(), e.stat().st_mtime_ns, e.stat().st_size) for e in entries)
+            )
     return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
 def read_document(file: Path) -> dict[str, Any]:
     """One record document (YAML or JSON) as a plain dict."""
+    return _plain_document(file, _load_tree(file))
+
+
+def _load_tree(file: Path) -> Any:
+    """A document as parsed: plain JSON data, or ruamel's round-trip tree for YAML."""
     if file.suffix == ".json":
         import orjson
 
         try:
-            data = orjson.loads(file.read_bytes())
+            return orjson.loads(file.read_bytes())
         except orjson.JSONDecodeError as exc:
             raise DataError(f"{file}: invalid JSON: {exc}", file=str(file)) from None
+    from lore.storage import yamlio
+
+    return yamlio.load(file)
+
+
+def _document_record(cls: type[Record], record_id: str, file: Path, tree: Any) -> Record:
+    record = cls.from_dict(_plain_document(file, tree))
+    record.id = record.id or record_id
+    return record
+
+
+def _plain_document(file: Path, tree: Any) -> dict[str, Any]:
+    if file.suffix == ".json":
+        data = tree
     else:
         from lore.storage import yamlio
 
-        data = yamlio.to_plain(yamlio.load(file))
+        data = yamlio.to_plain(tree)
     if not isinstance(data, dict):
         raise DataError(f"{file}: expected a mapping at the top level", file=str(file))
     return data

@@ -179,6 +179,10 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:
         if os.environ.get("LORE_DEBUG"):
             raise
+        if "--json" in args:
+            from lore.cli._output import emit_json
+
+            emit_json({"ok": False, "error": f"{type(exc).__name__}: {exc}", "code": "internal"})
         click.echo(
             f"lore: internal error: {type(exc).__name__}: {exc} (set LORE_DEBUG=1 for a traceback)",
             err=True,

@@ -65,7 +65,8 @@ FIELD_OPTIONS: list[tuple[tuple[str, ...], str, str, bool]] = [
     (
         ("--type",),
         "type",
-        "Decision: architecture|implementation|naming|tooling|process|bugfix|refactor|other.",
+        "Decision: architecture, implementation, naming, tooling, process, bugfix, "
+        "refactor or other.",
         False,
     ),
     (("--files", "-f"), "files", "Decision: files it touches (comma-separated, repeatable).", True),
@@ -318,24 +319,21 @@ def fail_cmd(app: App, error_type: str, message: str | None, **kwargs: Any) -> N
 def retract_cmd(app: App, record_id: str, reason: str | None, as_json: bool) -> None:
     """Withdraw a record: it stays on disk but leaves default listings.
 
-    Works for decisions, patterns, anti-patterns and concepts (anything with a
-    status). The change is appended as a revision, never an in-place edit.
+    Works for decisions, patterns, anti-patterns, concepts and edges (kinds whose
+    status can be "retracted"). For logs the change is an appended revision line
+    carrying --reason; documents (patterns) are updated atomically in place with
+    retracted_at and retraction_reason.
     """
-    from lore.errors import InvalidInputError
+    from lore.api import retract
 
-    record = app.store.get(record_id)
-    if "status" not in type(record).field_names() or record.kind in ("observation", "goal"):
-        raise InvalidInputError(f"a {record.kind} cannot be retracted")
-    if getattr(record, "status", None) == "retracted":
-        raise InvalidInputError(f"{record_id} is already retracted")
-    updated = app.store.revise(record_id, {"status": "retracted"}, reason=reason)
+    updated, when = retract(app.store, record_id, reason=reason)
     if as_json:
         emit_json(
             {
                 "ok": True,
                 "id": updated.id,
                 "type": updated.kind,
-                "timestamp": updated.timestamp,
+                "timestamp": when,
                 "record": updated.to_dict(),
             }
         )

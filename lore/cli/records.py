@@ -45,8 +45,13 @@ def show_cmd(app: App, record_id: str, history: bool, as_json: bool) -> None:
     (with --history: {"record": ..., "history": [...]}).
     """
     from lore.api import record_history
+    from lore.errors import NotFoundError
 
-    record = app.store.get(record_id)
+    try:
+        record = app.store.get(record_id)
+    except NotFoundError:
+        _report_issues(app)  # an unreadable file may be why it is not found
+        raise
     revisions = record_history(app.store, record_id) if history else None
     _report_issues(app)
     if as_json:
@@ -61,7 +66,8 @@ def show_cmd(app: App, record_id: str, history: bool, as_json: bool) -> None:
     if revisions:
         echo("history:")
         for line in revisions:
-            echo(f"  {line.get('timestamp', '')}  {_render_value(line.get('set', line))}")
+            why = f"  ({line['reason']})" if line.get("reason") else ""
+            echo(f"  {line.get('timestamp', '')}  {_render_value(line.get('set', line))}{why}")
 
 
 @click.command(name="list")

@@ -7,6 +7,7 @@ never pay for it.
 from __future__ import annotations
 
 import io
+import re
 from datetime import date, datetime, timezone
 from functools import lru_cache
 from pathlib import Path
@@ -14,12 +15,31 @@ from typing import Any
 
 from lore.errors import DataError
 
+# Characters outside YAML's printable set, plus the ones some readers take as line
+# breaks or a byte-order mark, and a carriage return (a block scalar turns it into \n).
+_NEEDS_ESCAPES = re.compile(
+    "[^\t\n\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|[\u2028\u2029\ufeff]"
+)
+
 
 @lru_cache(maxsize=1)
 def _yaml() -> Any:
     from ruamel.yaml import YAML
+    from ruamel.yaml.representer import RoundTripRepresenter
+
+    class Representer(RoundTripRepresenter):
+        def represent_scalar(
+            self, tag: Any, value: Any, style: Any = None, anchor: Any = None
+        ) -> Any:
+            # ruamel writes these raw in the style a hand-edited value had (its
+            # 'quotes' or |block are kept on update) and then cannot read them back
+            # (NEL folds into a space, controls are refused): only "\escapes" survive.
+            if isinstance(value, str) and _NEEDS_ESCAPES.search(value):
+                style = '"'
+            return super().represent_scalar(tag, value, style, anchor)
 
     yaml = YAML(typ="rt")
+    yaml.Representer = Representer
     yaml.indent(mapping=2, sequence=4, offset=2)
     yaml.width = 100
     yaml.preserve_quotes = True
@@ -84,7 +104,8 @@ def to_plain(value: Any) -> Any:
     if isinstance(value, str):
         return str(value)
     if isinstance(value, int):
-        return int(value)
+        # An anchored ``&a true`` loads as ruamel's ScalarBoolean, an int subclass.
+        return bool(value) if type(value).__name__ == "ScalarBoolean" else int(value)
     if isinstance(value, float):
         return float(value)
     return value

@@ -712,7 +712,7 @@ def test_secret_refused(run: Run, data_dir: Path, args: list[str], field: str) -
     assert finding["field"] == named
     assert data["secret"] == finding["rule"]
     assert finding["kind"]
-    assert f"refusing to write: {named} looks like it holds a {finding['kind']};" in data["error"]
+    assert f"refusing to write: {named} looks like it holds a secret ({finding['kind']});" in data["error"]
     assert result.stderr == f"lore: error: {data['error']}\n"
     assert snapshot(data_dir) == before
     # --allow-secret writes it as given
@@ -728,7 +728,7 @@ def test_secret_message_names_field_and_kind(run: Run) -> None:
     assert result.exit_code == 7
     (finding,) = [f for f in scan_text(f"key {AWS_KEY}")][:1]
     assert result.stderr == (
-        f"lore: error: refusing to write: rationale looks like it holds a {finding.kind}; "
+        f"lore: error: refusing to write: rationale looks like it holds a secret ({finding.kind}); "
         "remove it, or pass --allow-secret if this is not a real credential\n"
     )
     assert result.stdout == ""

@@ -119,12 +119,12 @@ def test_retract_decision(run: Run, data_dir: Path) -> None:
     assert listed(run, "decisions") == [keep["id"]]
     assert listed(run, "decisions", "--all") == [record["id"], keep["id"]]
     shown = json.loads(run("show", record["id"], "--json").stdout)
-    assert shown == {**record, "status": "retracted"}
+    assert shown == {**record, "status": "retracted", "retracted_at": T3}
     revision = {
         "_op": "revise",
         "id": record["id"],
         "timestamp": T3,
-        "set": {"status": "retracted"},
+        "set": {"status": "retracted", "retracted_at": T3},
         "reason": "changed our mind",
     }
     history = json.loads(run("show", record["id"], "--history", "--json").stdout)
@@ -134,7 +134,8 @@ def test_retract_decision(run: Run, data_dir: Path) -> None:
     human = run("show", record["id"], "--history").stdout
     assert "  status: retracted\n" in human
     assert human.endswith(f'history:\n  {T2}  {json.dumps(record, separators=(",", ":"))}\n'
-                          f'  {T3}  {{"status":"retracted"}}\n')  # fmt: skip
+                          f'  {T3}  {{"status":"retracted","retracted_at":"{T3}"}}'
+                          '  (changed our mind)\n')  # fmt: skip
 
 
 def test_retract_twice_is_invalid(run: Run, data_dir: Path) -> None:
@@ -147,6 +148,7 @@ def test_retract_twice_is_invalid(run: Run, data_dir: Path) -> None:
         "ok": False,
         "error": f"{record['id']} is already retracted",
         "code": "invalid",
+        "id": record["id"],
     }
     assert result.stderr == f"lore: error: {record['id']} is already retracted\n"
     assert snapshot(data_dir) == before
@@ -159,15 +161,16 @@ def test_retract_pattern_edits_its_document(run: Run, data_dir: Path) -> None:
     result = run("retract", record["id"], "--json", env={"LORE_NOW": T2})
     assert result.exit_code == 0
     data = json.loads(result.stdout)
-    updated = {**record, "status": "retracted"}
+    updated = {**record, "status": "retracted", "retracted_at": T2}
     assert data == {
         "ok": True,
         "id": record["id"],
         "type": "pattern",
-        "timestamp": T1,
+        "timestamp": T2,
         "record": updated,
     }
-    assert path.read_text() == text.replace("status: active\n", "status: retracted\n")
+    expected = text.replace("status: active\n", "status: retracted\n")
+    assert path.read_text() == expected + f"retracted_at: '{T2}'\n"
     assert listed(run, "patterns") == []
     assert listed(run, "patterns", "--all") == [record["id"]]
 
@@ -203,7 +206,8 @@ def test_retract_kinds_without_a_status(
     before = snapshot(data_dir)
     result = run("retract", record["id"], "--json")
     assert result.exit_code == 4
-    assert json.loads(result.stdout)["error"] == f"a {kind} cannot be retracted"
+    article = "an" if kind[0] in "aeiou" else "a"
+    assert json.loads(result.stdout)["error"] == f"{article} {kind} cannot be retracted"
     assert snapshot(data_dir) == before
 
 
@@ -251,7 +255,8 @@ def test_list_every_capturable_kind(run: Run, kind: str) -> None:
 def test_list_other_kinds_empty(run: Run, name: str) -> None:
     assert listed(run, name) == []
     result = run("list", name)
-    assert (result.exit_code, result.stdout) == (0, f"no {name} records\n")
+    singular = name[:-1] if name.endswith("s") else name
+    assert (result.exit_code, result.stdout) == (0, f"no {singular} records\n")
 
 
 def test_list_newest_first_with_filters(run: Run) -> None:

@@ -164,11 +164,11 @@ def boom(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     yield set_error
 
 
-def test_internal_error_is_1_without_json(lore_main: Lore, boom: Any) -> None:
+def test_internal_error_is_1_and_json_says_so(lore_main: Lore, boom: Any) -> None:
     boom(RuntimeError("boom"))
     code, out, err = lore_main("observe", "x", "--json")
     assert code == 1
-    assert out == ""
+    assert json.loads(out) == {"ok": False, "error": "RuntimeError: boom", "code": "internal"}
     assert err == "lore: internal error: RuntimeError: boom (set LORE_DEBUG=1 for a traceback)\n"
 
 

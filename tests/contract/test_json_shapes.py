@@ -83,8 +83,8 @@ def test_retract_shape(run: Run) -> None:
     data = document(run("retract", created["id"], "--json"))
     assert list(data) == ["ok", "id", "type", "timestamp", "record"]
     assert (data["ok"], data["id"], data["type"]) == (True, created["id"], "decision")
-    assert data["timestamp"] == created["timestamp"]  # the creation time
-    check_record(data["record"], "decision")
+    assert data["timestamp"] == data["record"]["retracted_at"]  # the time of the retraction
+    check_record({k: v for k, v in data["record"].items() if k != "retracted_at"}, "decision")
     assert data["record"]["status"] == "retracted"
 
 
@@ -109,7 +109,7 @@ def test_show_history_shape_for_a_log(run: Run) -> None:
     history = document(run("show", created["id"], "--history", "--json"))["history"]
     assert history[0] == created["record"]
     assert list(history[1]) == ["_op", "id", "timestamp", "set", "reason"]
-    assert history[1]["_op"] == "revise" and history[1]["set"] == {"status": "retracted"}
+    assert history[1]["_op"] == "revise" and set(history[1]["set"]) == {"status", "retracted_at"}
 
 
 def test_init_shape(run: Run, data_dir: Path) -> None:

@@ -1,0 +1,110 @@
+"""lore.storage.atomic: whole-file replacement that never leaves a torn file or a temp behind."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from lore.storage.atomic import atomic_write
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    path = tmp_path / "docs"
+    path.mkdir()
+    return path
+
+
+def test_creates_parents_and_writes_exact_bytes(folder: Path) -> None:
+    target = folder / "a" / "b" / "doc.yaml"
+
+    atomic_write(target, b"name: x\n\xf0\x9f\x9a\x80\n")
+
+    assert target.read_bytes() == b"name: x\n\xf0\x9f\x9a\x80\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644
+    assert sorted(p.name for p in target.parent.iterdir()) == ["doc.yaml"]
+
+
+def test_content_is_replaced_with_a_new_inode(folder: Path) -> None:
+    target = folder / "doc.yaml"
+    target.write_bytes(b"old content that is longer than the new one\n")
+    before = target.stat().st_ino
+
+    atomic_write(target, b"new\n")
+
+    assert target.read_bytes() == b"new\n"
+    assert target.stat().st_ino != before
+    assert [p.name for p in folder.iterdir()] == ["doc.yaml"]
+
+
+def test_exclusive_creates_a_new_file(folder: Path) -> None:
+    target = folder / "pat-000000000001.yaml"
+
+    atomic_write(target, b"id: pat-000000000001\n", exclusive=True)
+
+    assert target.read_bytes() == b"id: pat-000000000001\n"
+    assert [p.name for p in folder.iterdir()] == ["pat-000000000001.yaml"]
+
+
+def test_exclusive_refuses_an_existing_file_and_leaves_it_untouched(folder: Path) -> None:
+    target = folder / "pat-000000000001.yaml"
+    target.write_bytes(b"hand written\n")
+    before = target.stat()
+
+    with pytest.raises(FileExistsError):
+        atomic_write(target, b"replacement\n", exclusive=True)
+
+    assert target.read_bytes() == b"hand written\n"
+    assert target.stat().st_ino == before.st_ino
+    assert target.stat().st_mtime_ns == before.st_mtime_ns
+    assert [p.name for p in folder.iterdir()] == ["pat-000000000001.yaml"]
+
+
+def test_failed_replace_leaves_original_and_no_temp_files(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = folder / "doc.yaml"
+    target.write_bytes(b"original\n")
+
+    def fail(src: object, dst: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError, match="No space left"):
+        atomic_write(target, b"half of the new conte")
+
+    assert target.read_bytes() == b"original\n"
+    assert [p.name for p in folder.iterdir()] == ["doc.yaml"]
+
+
+def test_failed_write_of_a_new_file_leaves_nothing(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = folder / "doc.yaml"
+
+    def fail(fd: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "fsync", fail)
+    with pytest.raises(OSError, match="Input/output error"):
+        atomic_write(target, b"content\n")
+
+    assert list(folder.iterdir()) == []
+
+
+def test_interrupt_mid_write_cleans_up_too(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = folder / "doc.yaml"
+    target.write_bytes(b"original\n")
+
+    def interrupted(src: object, dst: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write(target, b"new\n")
+
+    assert target.read_bytes() == b"original\n"
+    assert [p.name for p in folder.iterdir()] == ["doc.yaml"]
