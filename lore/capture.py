@@ -272,6 +272,23 @@ def check(record: Record, *, allow_secret: bool = False) -> None:
             )
 
 
+def check_references(store: Store, record: Record) -> None:
+    """Every id a new record points at must exist (and be of the right kind)."""
+    for name, target, kind in record.references():
+        found = store.find(target)
+        if found is None:
+            raise InvalidInputError(
+                f"{record.kind} {name}: no record with id {target!r}", field=name, id=target
+            )
+        if kind != "any" and found.kind != kind:
+            raise InvalidInputError(
+                f"{record.kind} {name}: {target} is {'an' if found.kind[0] in 'aeiou' else 'a'} "
+                f"{found.kind}, not a {kind}",
+                field=name,
+                id=target,
+            )
+
+
 _NORMALIZE = re.compile(r"[\W_]+", re.UNICODE)
 
 
@@ -336,6 +353,7 @@ def capture(
     )
     record = captured.record
     check(record, allow_secret=allow_secret)
+    check_references(store, record)
     supersedes = fields.get("supersedes") if name == "decision" else None
     if supersedes:
         old = store.get(supersedes)

@@ -115,7 +115,8 @@ def stored(data_dir: Path, kind: str) -> list[dict[str, Any]]:
     """Every record of ``kind`` as written on disk (log lines or documents)."""
     if kind in LOG_FILES:
         path = data_dir / LOG_FILES[kind]
-        return [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+        rows = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+        return [row for row in rows if row["id"] not in TARGET_IDS]
     folder = data_dir / DOC_DIRS[kind]
     return [read_document(p) for p in sorted(folder.glob("*.yaml"))]
 
@@ -137,6 +138,25 @@ def captured(result: Result) -> dict[str, Any]:
     assert data["id"] == data["record"]["id"]
     assert data["timestamp"] == data["record"]["timestamp"]
     return data["record"]  # type: ignore[no-any-return]
+
+
+TARGET_IDS = {"dec-1", "dec-a", "dec-b", "dec-c", "dec-000000000001"}
+
+
+@pytest.fixture
+def targets(data_dir: Path) -> list[str]:
+    """Decisions with the ids the reference flags below point at (they must exist)."""
+    from lore.components.journal import Decision
+    from lore.store import Store
+
+    ids = sorted(TARGET_IDS)
+    Store(data_dir).add(
+        [
+            Decision(id=i, timestamp="2026-01-01T00:00:00.000000Z", decision=f"target {i}")
+            for i in ids
+        ]
+    )
+    return ids
 
 
 @pytest.fixture(autouse=True)
@@ -174,7 +194,7 @@ def test_kind_flag_makes_that_kind(run: Run, data_dir: Path, kind: str) -> None:
         (["--confidence", "Contested", "--rationale", "r"], "evidence"),
     ],
 )
-def test_flags_route(run: Run, args: list[str], kind: str) -> None:
+def test_flags_route(run: Run, args: list[str], kind: str, targets: list[str]) -> None:
     result = run("capture", "Routing text", *args, "--json")
     data = one_json(result)
     if kind == "failure":  # routed to failure, where --error-type is what makes it valid
@@ -316,7 +336,13 @@ FLAG_CASES = [
 
 @pytest.mark.parametrize(("args", "kind", "field", "value"), FLAG_CASES)
 def test_field_flag_is_stored(
-    run: Run, data_dir: Path, args: list[str], kind: str, field: str, value: Any
+    run: Run,
+    data_dir: Path,
+    args: list[str],
+    kind: str,
+    field: str,
+    value: Any,
+    targets: list[str],
 ) -> None:
     record = captured(run("capture", "Flag text", *args, "--json"))
     assert record["id"].startswith(PREFIXES[kind] + "-")
@@ -332,7 +358,7 @@ def test_every_field_flag_is_covered() -> None:
     assert set(FIELD_NAMES) == covered
 
 
-def test_decision_with_every_flag_exact(run: Run, data_dir: Path) -> None:
+def test_decision_with_every_flag_exact(run: Run, data_dir: Path, targets: list[str]) -> None:
     record = captured(
         run(
             "capture",
@@ -379,7 +405,7 @@ def test_decision_with_every_flag_exact(run: Run, data_dir: Path) -> None:
         source="agent",
         tags=["perf", "lore"],
     )
-    line = (data_dir / LOG_FILES["decision"]).read_bytes()
+    line = (data_dir / LOG_FILES["decision"]).read_bytes().splitlines(keepends=True)[-1]
     assert line == json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
@@ -712,7 +738,10 @@ def test_secret_refused(run: Run, data_dir: Path, args: list[str], field: str) -
     assert finding["field"] == named
     assert data["secret"] == finding["rule"]
     assert finding["kind"]
-    assert f"refusing to write: {named} looks like it holds a secret ({finding['kind']});" in data["error"]
+    assert (
+        f"refusing to write: {named} looks like it holds a secret ({finding['kind']});"
+        in data["error"]
+    )
     assert result.stderr == f"lore: error: {data['error']}\n"
     assert snapshot(data_dir) == before
     # --allow-secret writes it as given
@@ -809,3 +838,21 @@ def test_open_silent_stdin_does_not_block(tmp_path: Path) -> None:
     assert b"no text given: stdin is open but nothing arrived" in err
     assert elapsed < 3.0
     assert not (tmp_path / "d").exists()
+
+
+def test_reference_to_a_missing_record_is_refused(run: Run, data_dir: Path) -> None:
+    result = run("capture", "Benchmarks back it", "--supports", "dec-000000000009", "--json")
+    assert result.exit_code == 4
+    assert json.loads(result.stdout)["error"] == (
+        "evidence supports: no record with id 'dec-000000000009'"
+    )
+    assert not (data_dir / "evidence/data/evidence.jsonl").exists()
+
+
+def test_reference_to_the_wrong_kind_is_refused(run: Run, data_dir: Path) -> None:
+    failure = json.loads(run("fail", "Timeout", "slow", "--json").stdout)["id"]
+    result = run("remember", "Use a cache", "--related", failure, "--json")
+    assert result.exit_code == 4
+    assert json.loads(result.stdout)["error"] == (
+        f"decision related_decisions: {failure} is a failure, not a decision"
+    )
