@@ -183,7 +183,9 @@ class Store:
         """
         records = list(records)
         by_log: dict[Path, list[dict[str, Any]]] = defaultdict(list)
-        targets = sorted({self.location(type(r)) for r in records})
+        # One location per class, not per record: a bulk import adds 100,000 at once.
+        locations = {cls: self.location(cls) for cls in {type(r) for r in records}}
+        targets = sorted(set(locations.values()))
         with ExitStack() as stack:
             for target in targets:
                 stack.enter_context(locked(target))
@@ -191,7 +193,7 @@ class Store:
                 guard()
             for record in records:
                 storage = record.KIND.storage
-                location = self.location(type(record))
+                location = locations[type(record)]
                 if isinstance(storage, Log):
                     by_log[location].append(record.to_dict())
                 elif isinstance(storage, Dir):
@@ -207,8 +209,8 @@ class Store:
                     self._put_map_entry(location, storage, record, new=True)
             for path, objs in by_log.items():
                 jsonl.append(path, objs, lock=False)
-        for record in records:
-            self._cache.pop(record.kind, None)
+        for kind in {r.kind for r in records}:
+            self._cache.pop(kind, None)
 
     def revise(
         self, record_id: str, changes: dict[str, Any], *, reason: str | None = None

@@ -1,0 +1,268 @@
+"""``lore import`` and ``lore export``: JSONL in and out; the work is ``lore.bulk``'s.
+
+Renders the import summary (text or JSON), invalid lines on stderr and, on a
+terminal, a progress bar on stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import Any
+
+import click
+
+from lore.cli._app import App
+from lore.cli._output import echo, emit_json, json_option, note, warn
+from lore.errors import InvalidInputError, UsageError
+
+pass_app = click.make_pass_decorator(App)
+
+MAX_REPORTED = 200  # invalid lines printed on stderr; --json lists them all
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _report_invalid(invalid: list[dict[str, Any]]) -> None:
+    for item in invalid[:MAX_REPORTED]:
+        warn(f"line {item['line']}: {item['error']}")
+    if len(invalid) > MAX_REPORTED:
+        warn(f"… and {len(invalid) - MAX_REPORTED} more invalid lines (--json lists them all)")
+
+
+def summary(result: Any) -> str:
+    """``imported 120 records (decision 50, failure 70); skipped 3 existing``."""
+    verb = "would import" if result.dry_run else "imported"
+    text = f"{verb} {_plural(result.imported, 'record')}"
+    if result.by_kind:
+        text += " (" + ", ".join(f"{k} {n}" for k, n in result.by_kind.items()) + ")"
+    skipped = []
+    if result.skipped_existing:
+        skipped.append(f"{result.skipped_existing} existing")
+    if result.skipped_duplicate:
+        skipped.append(f"{_plural(result.skipped_duplicate, 'duplicate')}")
+    if result.invalid:
+        skipped.append(f"{_plural(len(result.invalid), 'invalid line')}")
+    if skipped:
+        text += "; skipped " + ", ".join(skipped)
+    if result.dry_run:
+        text += " (dry run: nothing written)"
+    return text
+
+
+def _is_terminal(stream: Any) -> bool:
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+class _Bar:
+    """A rich progress bar on stderr, fed by ``import_records``' progress callback."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            console=Console(stderr=True, markup=False, highlight=False),
+            transient=True,
+            # No refresh thread: import may fork workers, and forking a threaded process
+            # is unsafe. The bar is redrawn on each callback instead.
+            auto_refresh=False,
+        )
+        self.tasks: dict[str, Any] = {}
+
+    def __enter__(self) -> _Bar:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.__exit__(*exc)
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        task = self.tasks.get(phase)
+        if task is None:
+            label = "checking lines" if phase == "check" else "writing records"
+            task = self.tasks[phase] = self.progress.add_task(label, total=total)
+        self.progress.update(task, completed=done, total=total)
+        self.progress.refresh()
+
+
+@click.command(name="import")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=str))
+@click.option(
+    "--skip-invalid",
+    is_flag=True,
+    help="Import the valid lines, report the invalid ones on stderr and exit 0.",
+)
+@click.option(
+    "--force", is_flag=True, help="Also import lines whose title duplicates an active record."
+)
+@click.option(
+    "--allow-secret",
+    is_flag=True,
+    help="Import even lines that look like they hold a credential.",
+)
+@click.option("--dry-run", is_flag=True, help="Check and report, but write nothing.")
+@json_option
+@pass_app
+def import_cmd(
+    app: App,
+    file: str,
+    skip_invalid: bool,
+    force: bool,
+    allow_secret: bool,
+    dry_run: bool,
+    as_json: bool,
+) -> None:
+    """Import records from a JSONL FILE (or - for stdin).
+
+    One JSON object per line: {"kind": K, ...fields}, K one of decision, pattern,
+    anti-pattern, failure, observation, evidence, concept, with the fields the
+    matching capture takes (a failure's text is "error_message" or "message").
+    Optional: "id" (kept; it must carry the kind's prefix), "timestamp" (kept,
+    rewritten to canonical UTC), "tags" (list or comma string), "project",
+    "source", "session_id" and any other field of the kind; unknown keys are
+    kept. Fields a line leaves out get capture's defaults (new id, now, the git
+    project and commit; never the current session). Lines are checked like a
+    capture (schema, secrets).
+
+    Every line is checked before anything is written: one invalid line writes
+    nothing and exits 4, unless --skip-invalid. All records are then written at
+    once (one locked write per file).
+
+    Never duplicated: a line whose id is already stored is skipped ("existing"),
+    so importing an export twice is harmless. Skipped as duplicates (unless
+    --force): an active decision, pattern or anti-pattern whose normalized title
+    equals an active stored one, or, for a line without an id, an earlier line's.
+
+    \b
+    Examples:
+      lore export -o backup.jsonl && lore --data-dir /new/root import backup.jsonl
+      echo '{"kind": "decision", "decision": "Use uv", "rationale": "fast"}' | lore import -
+    """
+    from lore.bulk import import_records
+
+    if file == "-":
+        # sys.stdin looked up now (click's test runner swaps it); click 8.5 deprecates
+        # click.get_binary_stream.
+        buffer = getattr(sys.stdin, "buffer", None)
+        source: Any = buffer.read() if buffer is not None else sys.stdin.read().encode("utf-8")
+    else:
+        path = Path(file)
+        if not path.is_file():
+            raise UsageError(f"no such file: {file}")
+        source = path
+    show_bar = not as_json and _is_terminal(sys.stderr)
+    bar: AbstractContextManager[Any] = _Bar() if show_bar else nullcontext()
+    try:
+        with bar as progress:
+            result = import_records(
+                app.store,
+                source,
+                skip_invalid=skip_invalid,
+                force=force,
+                allow_secret=allow_secret,
+                dry_run=dry_run,
+                progress=progress,
+            )
+    except InvalidInputError as exc:
+        _report_invalid(exc.details.get("invalid") or [])
+        raise
+    for issue in app.store.issues:
+        warn(str(issue))
+    _report_invalid(result.invalid)
+    if as_json:
+        emit_json(result.to_dict())
+    else:
+        echo(summary(result))
+
+
+def _write_stdout(chunks: list[bytes]) -> None:
+    """Write and clear ``chunks`` on stdout as bytes (sys.stdout looked up now)."""
+    data = b"".join(chunks)
+    chunks.clear()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(data.decode("utf-8"))
+    else:
+        sys.stdout.flush()
+        buffer.write(data)
+    sys.stdout.flush()
+
+
+@click.command(name="export")
+@click.option(
+    "--kind",
+    "-k",
+    "kinds",
+    multiple=True,
+    metavar="KIND",
+    help="Only this kind (repeatable; singular or plural). Default: every kind import takes.",
+)
+@click.option(
+    "--all/--active",
+    "include_hidden",
+    default=True,
+    help="--all (default): also retracted and superseded records, so a round trip is "
+    "exact. --active: only records shown by default listings.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=str),
+    default="-",
+    help="Write to FILE (replaced atomically) instead of stdout.",
+)
+@json_option
+@pass_app
+def export_cmd(
+    app: App, kinds: tuple[str, ...], include_hidden: bool, output: str, as_json: bool
+) -> None:
+    """Write every record as JSONL that `lore import` reads back.
+
+    One line per record: {"kind": K, ...the record's fields as stored}, each in
+    its latest state (revisions folded in; their history is not carried). Kinds
+    in the order decision, pattern, anti-pattern, failure, observation, evidence,
+    concept; records oldest first. Importing the output into an empty data root
+    reproduces the same records, and exporting that root gives identical bytes.
+
+    With -o FILE a summary goes to stderr (with --json, as a JSON document on
+    stdout: {"ok": true, "file", "exported", "by_kind"}). --json needs -o.
+
+    \b
+    Examples:
+      lore export > everything.jsonl
+      lore export --kind decision --active -o decisions.jsonl
+    """
+    from lore.bulk import dumps_line, export_kinds, export_records
+
+    to_stdout = output == "-"
+    if as_json and to_stdout:
+        raise UsageError("--json needs -o FILE: without it stdout carries the JSONL itself")
+    selected = export_kinds(kinds or None)
+    counts: dict[str, int] = {}
+    chunks: list[bytes] = []
+    for obj in export_records(app.store, selected, include_hidden=include_hidden):
+        counts[obj["kind"]] = counts.get(obj["kind"], 0) + 1
+        chunks.append(dumps_line(obj))
+        if to_stdout and len(chunks) >= 1000:
+            _write_stdout(chunks)
+    for issue in app.store.issues:
+        warn(str(issue))
+    if to_stdout:
+        _write_stdout(chunks)
+        return
+    from lore.storage.atomic import atomic_write
+
+    atomic_write(Path(output), b"".join(chunks))
+    total = sum(counts.values())
+    if as_json:
+        emit_json({"ok": True, "file": output, "exported": total, "by_kind": counts})
+    else:
+        detail = ", ".join(f"{k} {n}" for k, n in counts.items())
+        note(f"exported {_plural(total, 'record')}{f' ({detail})' if detail else ''} to {output}")
