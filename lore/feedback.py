@@ -9,6 +9,7 @@ anti-pattern, updated in place on later runs.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -62,13 +63,19 @@ def linked_patterns(store: Store, decision: Decision) -> list[Pattern]:
     entities = {e.casefold() for e in decision.entities}
     edges = {(e.src, e.dst) for e in store.of(Edge) if decision.id in (e.src, e.dst)}
     linked_ids = {a for pair in edges for a in pair} - {decision.id}
+    # An entity must appear as a whole name: "a.py" is in "src/a.py", not in "data.py".
+    mentions = [
+        re.compile(rf"(?<![\w.-]){re.escape(entity)}(?![\w-]|\.\w)")
+        for entity in entities
+        if entity
+    ]
     out = []
     for pattern in store.of(Pattern):
         text = pattern.search_text().casefold()
         if (
             pattern.id in linked_ids
             or tags & set(pattern.tags)
-            or any(entity and entity in text for entity in entities)
+            or any(mention.search(text) for mention in mentions)
         ):
             out.append(pattern)
     return out
@@ -86,7 +93,8 @@ def resolve(
         raise UsageError(f"--outcome must be one of {', '.join(RESOLVED_OUTCOMES)}")
     decision = store.get(decision_id)
     if not isinstance(decision, Decision):
-        raise InvalidInputError(f"{decision_id} is a {decision.kind}, not a decision")
+        article = "an" if decision.kind[0] in "aeiou" else "a"
+        raise InvalidInputError(f"{decision_id} is {article} {decision.kind}, not a decision")
     if not force:
         if decision.status != "active":
             raise InvalidInputError(
@@ -110,7 +118,8 @@ def resolve(
             def bump(state: dict[str, Any], seen: dict[str, float] = seen) -> dict[str, Any]:
                 # Read and raise under the pattern's lock: concurrent reviews never lose a step.
                 seen["from"] = float(state.get("confidence") or 0.0)
-                seen["to"] = round(min(1.0, seen["from"] + CONFIDENCE_STEP), 2)
+                # 6 places: drops float noise (0.7 + 0.1) yet keeps the step exact (0.333).
+                seen["to"] = round(min(1.0, seen["from"] + CONFIDENCE_STEP), 6)
                 return {
                     "confidence": seen["to"],
                     "validations": int(state.get("validations") or 0) + 1,

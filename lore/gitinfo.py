@@ -97,11 +97,14 @@ def snapshot(start: Path | None = None, *, commits: int = 5) -> dict[str, object
     Runs ``git`` (only handoff and resume call this; it is not on the capture path).
     Returns None outside a repository; fields git cannot answer are left empty.
     """
+    import os
     import subprocess
 
     repo = find_repo(start)
     if repo is None:
         return None
+    # No index.lock: resume is read-only and must not make the user's own git fail.
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
 
     def git(*args: str) -> str:
         try:
@@ -109,6 +112,9 @@ def snapshot(start: Path | None = None, *, commits: int = 5) -> dict[str, object
                 ["git", "-C", str(repo.top), *args],
                 capture_output=True,
                 text=True,
+                encoding="utf-8",
+                errors="replace",
+                env=env,
                 timeout=5,
                 check=False,
             )
@@ -116,8 +122,16 @@ def snapshot(start: Path | None = None, *, commits: int = 5) -> dict[str, object
             return ""
         return done.stdout if done.returncode == 0 else ""
 
-    status = git("status", "--porcelain=v1", "--untracked-files=normal")
-    uncommitted = [line[3:] for line in status.splitlines() if len(line) > 3]
+    # -z: paths as they are (not C-quoted when they hold spaces or non-ASCII).
+    status = git("status", "--porcelain=v1", "-z", "--untracked-files=normal")
+    uncommitted = []
+    fields = iter(status.split("\0"))
+    for entry in fields:
+        if len(entry) < 4:
+            continue
+        uncommitted.append(entry[3:])
+        if set(entry[:2]) & {"R", "C"}:  # a rename or copy: the original path follows
+            next(fields, None)
     log = git("log", f"-{commits}", "--format=%h%x09%cI%x09%s")
     last = []
     for line in log.splitlines():

@@ -97,6 +97,7 @@ def uninstall(settings: Path, lore_bin: str | None = None) -> dict[str, Any]:
             if not isinstance(groups, list):
                 continue
             kept_groups = []
+            touched = False
             for group in groups:
                 entries = group.get("hooks") if isinstance(group, dict) else None
                 if not isinstance(entries, list):
@@ -111,28 +112,57 @@ def uninstall(settings: Path, lore_bin: str | None = None) -> dict[str, Any]:
                         and h["command"].endswith(f" {MARKER} {name}")
                     )
                 ]
-                if len(kept) != len(entries):
-                    removed.append(event)
+                if len(kept) == len(entries):
+                    kept_groups.append(group)  # not ours, even when empty: left as it is
+                    continue
+                touched = True
                 if kept:
                     kept_groups.append({**group, "hooks": kept})
+            if not touched:
+                continue
+            removed.append(event)
+            # Only a structure we emptied goes away with our entries.
             if kept_groups:
                 hooks[event] = kept_groups
             else:
                 hooks.pop(event, None)
-        if not hooks:
+        if removed and not hooks:
             data.pop("hooks", None)
     backup = _write(settings, data) if removed else None
     return {"settings": str(settings), "removed": removed, "backup": backup}
 
 
 def _write(path: Path, data: dict[str, Any]) -> str | None:
+    """Back ``path`` up in a new file (never over an older backup), then replace it.
+
+    A symlinked settings file (kept in a dotfiles repo) is written through, not
+    replaced by a copy; the backup and the new file keep the original's permissions
+    (settings may hold tokens under ``env``).
+    """
+    import os
+    import stat
+
+    target = path.resolve() if path.is_symlink() else path
     backup = None
-    if path.exists():
+    mode = None
+    if target.exists():
+        original = target.read_bytes()
+        mode = stat.S_IMODE(target.stat().st_mode)
         stamp = clock.now().replace(":", "").replace("-", "")[:15]
-        backup_path = path.with_name(f"{path.name}.lore-backup-{stamp}")
-        atomic_write(backup_path, path.read_bytes())
-        backup = str(backup_path)
-    atomic_write(path, orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+        for n in range(1000):
+            backup_path = path.with_name(f"{path.name}.lore-backup-{stamp}{f'-{n}' if n else ''}")
+            try:
+                fd = os.open(backup_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+            except FileExistsError:
+                continue  # an install and an uninstall within one second
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(original)
+            os.chmod(backup_path, mode)
+            backup = str(backup_path)
+            break
+    atomic_write(target, orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+    if mode is not None:
+        os.chmod(target, mode)
     return backup
 
 
@@ -144,6 +174,7 @@ class Digest:
     requests: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    last_request_at: str | None = None  # the transcript's time of the last user request
 
     def message(self, event: str) -> str:
         parts = [f"Automatic handoff ({event})."]
@@ -199,6 +230,8 @@ def digest_transcript(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> Digest
             text = _text_of(content).strip()
             if text and not text.startswith("<"):  # skip command/system wrappers
                 digest.requests.append(" ".join(text.split())[:300])
+                when = entry.get("timestamp")
+                digest.last_request_at = when if isinstance(when, str) else None
         elif entry.get("type") == "assistant" and isinstance(content, list):
             for block in content:
                 if not isinstance(block, dict) or block.get("type") != "tool_use":
@@ -214,3 +247,18 @@ def digest_transcript(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> Digest
     digest.files = digest.files[-MAX_FILES:]
     digest.failed = digest.failed[-MAX_FAILED:]
     return digest
+
+
+def agent_handed_off(previous: Any, digest: Digest) -> bool:
+    """Whether the agent wrote its own handoff after the user's last request.
+
+    Then an automatic handoff (PreCompact, SessionEnd) must not become the "last
+    handoff" and bury the agent's note under a transcript digest.
+    """
+    if previous is None or "auto" in previous.extra or not digest.last_request_at:
+        return False
+    try:
+        asked = clock.normalize_timestamp(digest.last_request_at)
+    except (ValueError, TypeError):
+        return False
+    return (previous.ended_at or "") >= asked

@@ -21,6 +21,7 @@ from lore.components.transfer import Session, last_handoff
 from lore.store import Store
 
 RECENT_DECISIONS = 10
+MAX_UNCOMMITTED = 10  # uncommitted files listed when rebuilding context from git
 TOP_PATTERNS = 5
 REVIEW_AFTER_DAYS = 3
 SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3}
@@ -74,7 +75,8 @@ def resume(
         if not isinstance(found, Session):
             from lore.errors import UsageError
 
-            raise UsageError(f"{session_id} is a {found.kind}, not a session")
+            article = "an" if found.kind[0] in "aeiou" else "a"
+            raise UsageError(f"{session_id} is {article} {found.kind}, not a session")
         session: Session | None = found
     else:
         session = last_handoff(store, project)
@@ -252,8 +254,11 @@ def render(bundle: ResumeBundle, *, budget: int | None = None) -> tuple[str, lis
         git = bundle.reconstructed.get("git") or {}
         for commit in git.get("last_commits") or []:
             add(2, "git", f"- commit {commit['sha']} {commit['subject']}")
-        for item in git.get("uncommitted") or []:
+        uncommitted = git.get("uncommitted") or []
+        for item in uncommitted[:MAX_UNCOMMITTED]:
             add(4, "git", f"- uncommitted: {item}")
+        if len(uncommitted) > MAX_UNCOMMITTED:
+            add(4, "git", f"- … and {len(uncommitted) - MAX_UNCOMMITTED} more uncommitted files")
         for obs in bundle.reconstructed.get("recent_observations") or []:
             add(3, "observations", f"- noticed: {obs['content']} ({obs['id']})")
     if bundle.recent_decisions:
@@ -265,6 +270,16 @@ def render(bundle: ResumeBundle, *, budget: int | None = None) -> tuple[str, lis
                 "decisions",
                 f"- {d['decision']}{why} ({d['id']}, {d['outcome']})",
             )
+    if bundle.patterns:
+        add(3, "patterns", "## Patterns")
+        for p in bundle.patterns:
+            sol = f": {p['solution']}" if p.get("solution") else ""
+            add(3, "patterns", f"- {p['name']}{sol} ({p['id']}, confidence {p['confidence']:g})")
+    if bundle.pitfalls:
+        add(3, "pitfalls", "## Pitfalls")
+        for a in bundle.pitfalls:
+            fix = f" — fix: {a['fix']}" if a.get("fix") else ""
+            add(3, "pitfalls", f"- {a['name']}{fix} ({a['id']}, {a['severity']})")
     if bundle.recurring_failures:
         add(2, "failures", "## Recurring failures (Rule of Three)")
         for f in bundle.recurring_failures:
@@ -272,16 +287,6 @@ def render(bundle: ResumeBundle, *, budget: int | None = None) -> tuple[str, lis
             add(
                 2, "failures", f'- {f["error_type"]} x{f["count"]}: last "{f["last_message"]}"{pit}'
             )
-    if bundle.pitfalls:
-        add(3, "pitfalls", "## Pitfalls")
-        for a in bundle.pitfalls:
-            fix = f" — fix: {a['fix']}" if a.get("fix") else ""
-            add(3, "pitfalls", f"- {a['name']}{fix} ({a['id']}, {a['severity']})")
-    if bundle.patterns:
-        add(3, "patterns", "## Patterns")
-        for p in bundle.patterns:
-            sol = f": {p['solution']}" if p.get("solution") else ""
-            add(3, "patterns", f"- {p['name']}{sol} ({p['id']}, confidence {p['confidence']:g})")
     if bundle.goals:
         add(3, "goals", "## Open goals")
         for g in bundle.goals:
@@ -304,8 +309,8 @@ def render(bundle: ResumeBundle, *, budget: int | None = None) -> tuple[str, lis
 def _fit(lines: list[tuple[int, str, str]], budget: int | None) -> tuple[str, list[str]]:
     """Drop the least useful lines (highest priority number, latest first) until the text
     fits ``budget`` tokens; a heading goes with the last line of its section. Priority-0
-    lines (the handoff itself) are never dropped: if they alone are too long, they are
-    truncated."""
+    lines (the handoff itself) are never dropped nor truncated: the next session must
+    see the whole message, so a budget smaller than the handoff is exceeded (and says so)."""
     kept = list(range(len(lines)))
     cut: Counter[str] = Counter()
 
@@ -327,9 +332,9 @@ def _fit(lines: list[tuple[int, str, str]], budget: int | None) -> tuple[str, li
             kept = [i for i in kept if not is_heading(i) or lines[i][1] in live]
     text = "\n".join(lines[i][2] for i in kept)
     notes = [f"{n} {section} line{'s' if n != 1 else ''}" for section, n in cut.items()]
+    parts = [f"cut {', '.join(notes)}"] if notes else []
     if budget is not None and budget > 0 and estimate_tokens(text) > budget:
-        text = text[: budget * 4].rstrip() + "…"
-        notes.append("the handoff text itself (truncated)")
-    if notes:
-        text += f"\n[budget {budget} tokens: cut {', '.join(notes)}]"
+        parts.append("the handoff itself is longer and was kept whole")
+    if parts:
+        text += f"\n[budget {budget} tokens: {'; '.join(parts)}]"
     return text, notes

@@ -437,7 +437,7 @@ def _stamp(path: Path) -> Any:
     """A cheap change detector for a file or a directory of files."""
     try:
         st = os.stat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
     if path.is_dir():  # documents may be edited in place: look at every file
         with os.scandir(path) as entries:

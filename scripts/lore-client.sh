@@ -21,10 +21,11 @@ _lore_client_run() {
     if command -v timeout >/dev/null 2>&1; then
         runner=(timeout "$limit")
     fi
+    # ${runner[@]+...}: an empty array is "unbound" to bash < 4.4 under `set -u`.
     if [ -n "${LORE_CLIENT_DEBUG:-}" ]; then
-        "${runner[@]}" "$bin" "$@" </dev/null || true
+        ${runner[@]+"${runner[@]}"} "$bin" "$@" </dev/null || true
     else
-        "${runner[@]}" "$bin" "$@" </dev/null 2>/dev/null || true
+        ${runner[@]+"${runner[@]}"} "$bin" "$@" </dev/null 2>/dev/null || true
     fi
     return 0
 }
@@ -34,54 +35,57 @@ lore_available() {
     command -v "${LORE_BIN:-lore}" >/dev/null 2>&1
 }
 
+# Texts go after `--`, so one starting with "-" ("-1 returned") is not read as an option.
+
 # lore_decision TEXT [RATIONALE] [ALTERNATIVES (comma-separated)] [TAGS]
 lore_decision() {
     [ $# -ge 1 ] || return 0
-    local -a args=(remember -q "$1")
+    local -a args=(remember -q)
     [ -n "${2:-}" ] && args+=(--rationale "$2")
     [ -n "${3:-}" ] && args+=(--alternatives "$3")
     [ -n "${4:-}" ] && args+=(--tags "$4")
-    _lore_client_run "${args[@]}"
+    _lore_client_run "${args[@]}" -- "$1"
 }
 
 # lore_pattern NAME [SOLUTION] [CONTEXT] [TAGS]
 lore_pattern() {
     [ $# -ge 1 ] || return 0
-    local -a args=(learn -q "$1")
+    local -a args=(learn -q)
     [ -n "${2:-}" ] && args+=(--solution "$2")
     [ -n "${3:-}" ] && args+=(--context "$3")
     [ -n "${4:-}" ] && args+=(--tags "$4")
-    _lore_client_run "${args[@]}"
+    _lore_client_run "${args[@]}" -- "$1"
 }
 
 # lore_failure ERROR_TYPE MESSAGE [TOOL] [STEP] [TAGS]
 lore_failure() {
     [ $# -ge 2 ] || return 0
-    local -a args=(fail -q "$1" "$2")
+    local -a args=(fail -q)
     [ -n "${3:-}" ] && args+=(--tool "$3")
     [ -n "${4:-}" ] && args+=(--step "$4")
     [ -n "${5:-}" ] && args+=(--tags "$5")
-    _lore_client_run "${args[@]}"
+    _lore_client_run "${args[@]}" -- "$1" "$2"
 }
 
 # lore_observe TEXT [TAGS]
 lore_observe() {
     [ $# -ge 1 ] || return 0
-    local -a args=(observe -q "$1")
+    local -a args=(observe -q)
     [ -n "${2:-}" ] && args+=(--tags "$2")
-    _lore_client_run "${args[@]}"
+    _lore_client_run "${args[@]}" -- "$1"
 }
 
 # lore_handoff MESSAGE [NEXT_STEP ...]
 lore_handoff() {
     [ $# -ge 1 ] || return 0
-    local -a args=(handoff "$1")
+    local message="$1"
+    local -a args=(handoff)
     shift
     local step
     for step in "$@"; do
         args+=(--next "$step")
     done
-    _lore_client_run "${args[@]}" >/dev/null
+    _lore_client_run "${args[@]}" -- "$message" >/dev/null
 }
 
 # lore_resume [BUDGET_TOKENS]: prints the resume text (nothing without lore).

@@ -110,6 +110,15 @@ class LoreGroup(click.Group):
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             raise click.exceptions.Exit(0) from None
+        except OSError as exc:
+            # A file system refusal (permissions, a file where a directory should be,
+            # a full disk) is the user's to fix, not an internal error: say which path.
+            from lore.cli._output import emit_error
+
+            where = f": {exc.filename}" if exc.filename else ""
+            error = LoreError(f"{exc.strerror or exc}{where}", path=exc.filename)
+            emit_error(error, as_json=bool(ctx.meta.get("lore.json")))
+            raise click.exceptions.Exit(error.exit_code) from None
 
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}

@@ -84,7 +84,8 @@ def demo_cmd(keep: Path | None) -> None:
     from lore.cli import LAZY_COMMANDS
 
     workdir = Path(tempfile.mkdtemp(prefix="lore-demo-"))
-    root = keep if keep is not None else workdir / "data"
+    # Absolute: the steps run in workdir, so a relative DIR would land (and vanish) there.
+    root = keep.expanduser().absolute() if keep is not None else workdir / "data"
     env = {
         **os.environ,
         "LORE_DATA_DIR": str(root),
@@ -114,9 +115,9 @@ def demo_cmd(keep: Path | None) -> None:
                 echo(done.stderr.rstrip("\n"))
             echo()
     finally:
-        if keep is None:
-            import shutil
+        import shutil
 
-            shutil.rmtree(workdir, ignore_errors=True)
+        # Always: with --keep only DIR is kept (workdir holds the disposable cache).
+        shutil.rmtree(workdir, ignore_errors=True)
     where = f"kept in {root}" if keep is not None else "removed"
     echo(f"Demo data {where}. Start for real with: lore init && lore resume")

@@ -100,8 +100,9 @@ def hooks_run_cmd(ctx: click.Context, event: str) -> None:
     def out_of_time(_signum: int, _frame: Any) -> None:
         raise _OutOfTime
 
+    previous: Any = None
     try:
-        signal.signal(signal.SIGALRM, out_of_time)
+        previous = signal.signal(signal.SIGALRM, out_of_time)
         signal.setitimer(signal.ITIMER_REAL, HOOK_SECONDS)
     except (ValueError, OSError):  # not the main thread (in-process tests)
         pass
@@ -116,6 +117,10 @@ def hooks_run_cmd(ctx: click.Context, event: str) -> None:
             signal.setitimer(signal.ITIMER_REAL, 0)
         if os.environ.get("LORE_DEBUG"):
             click.echo(f"lore hook {event}: {type(exc).__name__}: {exc}", err=True)
+    finally:
+        if previous is not None:  # run in-process (tests, embedding): leave no handler behind
+            with contextlib.suppress(ValueError, OSError, TypeError):
+                signal.signal(signal.SIGALRM, previous)
     ctx.exit(0)
 
 
@@ -125,7 +130,10 @@ def _read_payload() -> dict[str, Any]:
     import orjson
 
     try:
-        ready, _, _ = select.select([sys.stdin], [], [], 0.2)
+        try:
+            ready = bool(select.select([sys.stdin.fileno()], [], [], 0.2)[0])
+        except (OSError, ValueError):
+            ready = True  # not a real file (an in-process caller's buffer): read it as is
         raw = sys.stdin.buffer.read() if ready else b""
     except (OSError, ValueError, AttributeError):
         raw = b""
@@ -158,16 +166,14 @@ def _run(app: App, event: str, payload: dict[str, Any]) -> dict[str, Any] | None
             budget = HOOK_BUDGET
         text, _ = render(resume(app.store, project=project), budget=budget)
         return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
-    from lore.components.transfer import handoff
-    from lore.hooks import digest_transcript
+    from lore.components.transfer import handoff, last_handoff
+    from lore.hooks import Digest, agent_handed_off, digest_transcript
 
     transcript = payload.get("transcript_path")
-    digest = digest_transcript(Path(transcript)) if isinstance(transcript, str) else None
+    digest = digest_transcript(Path(transcript)) if isinstance(transcript, str) else Digest()
     name = "PreCompact" if event == "pre-compact" else "SessionEnd"
-    if digest is None:
-        from lore.hooks import Digest
-
-        digest = Digest()
+    if agent_handed_off(last_handoff(app.store, project), digest):
+        return None  # the agent's own handoff stays the one the next session sees
     session_id = _session_id(payload)
     if session_id and not os.environ.get("LORE_SESSION_ID"):
         os.environ["LORE_SESSION_ID"] = session_id

@@ -115,7 +115,19 @@ def start(
     parent: Session | None = None,
     session_id: str | None = None,
 ) -> Session:
-    """Open a new session (a fork inherits the parent's open threads and next steps)."""
+    """Open a new session (a fork inherits the parent's open threads and next steps).
+
+    With ``LORE_SESSION_ID`` set, the new session takes that id: it is the one this
+    agent's captures and handoff go to, so a fork under any other id would be orphaned.
+    """
+    env = env_session_id()
+    if session_id is None and env:
+        if store.find(env) is not None:
+            raise UsageError(
+                f"LORE_SESSION_ID={env} already names a session; "
+                "set a new LORE_SESSION_ID (or unset it) to start another"
+            )
+        session_id = env
     now = clock.now()
     session = Session(
         id=session_id or clock.new_id("session"),
@@ -132,7 +144,7 @@ def start(
         session.questions = list(parent.questions)
         session.threads = list(parent.threads)
     store.add([session])
-    if not env_session_id():
+    if not env:
         _set_pointer(store, project, session.id)
     return session
 
@@ -228,9 +240,11 @@ def handoff(
 
 def prune(store: Any, *, days: int = 30, dry_run: bool = False) -> list[Session]:
     """Archive (never delete) sessions older than ``days`` that hold nothing."""
-    from datetime import datetime, timedelta, timezone
+    from datetime import timedelta
 
-    cutoff = (datetime.now(timezone.utc) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    # clock.now(), not datetime.now(): LORE_NOW must freeze this too.
+    cutoff_dt = clock.parse_timestamp(clock.now()) - timedelta(days=days)
+    cutoff = cutoff_dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     empty = [
         s
         for s in store.records("session")

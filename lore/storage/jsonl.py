@@ -84,7 +84,7 @@ def read(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[ReadIssue]]
     """All parseable objects as ``(line_number, obj)`` plus the issues found."""
     try:
         raw = path.read_bytes()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return [], []
     return parse(raw, str(path))
 

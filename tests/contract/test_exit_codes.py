@@ -213,3 +213,20 @@ def test_closed_stdout_is_0(tmp_path: Path) -> None:
         os.close(write_end)
     assert done.stderr == b""
     assert done.returncode == 0
+
+
+def test_file_system_refusal_is_a_clear_error_not_an_internal_one(run: Any, tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    root = blocker / "data"
+    result = run("--data-dir", str(root), "observe", "hello", "--json")
+    assert result.exit_code == 1
+    target = str(root / "inbox" / "data")
+    assert json.loads(result.stdout) == {
+        "ok": False,
+        "error": f"Not a directory: {target}",
+        "code": "error",
+        "path": target,
+    }
+    assert result.stderr == f"lore: error: Not a directory: {target}\n"
+    assert blocker.read_text() == "x"

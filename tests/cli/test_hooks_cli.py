@@ -1,0 +1,342 @@
+"""``lore hooks``: install/uninstall from the command line, and running each hook.
+
+A hook never blocks the agent: every ``hooks run`` exits 0 quickly whatever the data
+root looks like. Those checks run in a real subprocess (startup time counts).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from click.testing import Result
+
+import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
+from lore.cli import hooks as cli_hooks
+
+Run = Callable[..., Result]
+CLAUDE_SESSION = "0f4c2a1e-9b8d-4c7e-a6f5-3d2c1b0a9e8f"
+SESSION_ID = "session-" + CLAUDE_SESSION.replace("-", "")
+
+
+@pytest.fixture(autouse=True)
+def roomy(monkeypatch: pytest.MonkeyPatch) -> None:
+    # In-process runs share a loaded test machine: the 0.9 s alarm is for real hooks.
+    monkeypatch.setattr(cli_hooks, "HOOK_SECONDS", 30.0)
+    # The hook exports the payload's session id; let monkeypatch undo that afterwards.
+    monkeypatch.setenv("LORE_SESSION_ID", "")
+
+
+def sessions(data_dir: Path) -> list[dict[str, Any]]:
+    folder = data_dir / "transfer" / "data" / "sessions"
+    return [orjson.loads(p.read_bytes()) for p in sorted(folder.glob("*.json"))]
+
+
+# --- install / uninstall --------------------------------------------------------------
+
+
+def test_install_and_uninstall_from_the_cli(run: Run, tmp_path: Path) -> None:
+    settings = tmp_path / "settings.json"
+    original = '{"model": "opus", "hooks": {"Stop": [{"hooks": []}]}}'
+    settings.write_text(original)
+    result = run("hooks", "install", "--claude", "--settings", str(settings), "--json")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data == {
+        "ok": True,
+        "settings": str(settings),
+        "added": ["SessionStart", "PreCompact", "SessionEnd"],
+        "backup": data["backup"],
+    }
+    assert Path(data["backup"]).read_text() == original
+    command = orjson.loads(settings.read_bytes())["hooks"]["SessionStart"][0]["hooks"][0]
+    lore_bin = cli_hooks._lore_bin()
+    assert os.path.isabs(lore_bin)
+    assert command == {
+        "type": "command",
+        "command": f"{shlex.quote(lore_bin)} hooks run session-start",
+        "timeout": 10,
+    }
+    again = run("hooks", "install", "--claude", "--settings", str(settings))
+    assert again.stdout == f"lore hooks already installed in {settings}\n"
+    removed = run("hooks", "uninstall", "--settings", str(settings))
+    assert removed.stdout == (
+        f"removed SessionStart, PreCompact, SessionEnd hooks from {settings}\n"
+    )
+    assert orjson.loads(settings.read_bytes()) == json.loads(original)
+    assert run("hooks", "uninstall", "--settings", str(settings)).stdout == (
+        f"no lore hooks in {settings}\n"
+    )
+
+
+def test_install_defaults_to_the_user_settings(run: Run) -> None:
+    result = run("hooks", "install", "--claude")
+    settings = Path(os.environ["HOME"]) / ".claude" / "settings.json"
+    assert result.stdout == f"added SessionStart, PreCompact, SessionEnd hooks to {settings}\n"
+    assert set(orjson.loads(settings.read_bytes())["hooks"]) == {
+        "SessionStart",
+        "PreCompact",
+        "SessionEnd",
+    }
+
+
+def test_install_needs_claude(run: Run, tmp_path: Path) -> None:
+    result = run("hooks", "install", "--settings", str(tmp_path / "s.json"))
+    assert result.exit_code == 2
+    assert "Missing option '--claude'" in result.stderr
+    assert not (tmp_path / "s.json").exists()
+
+
+def test_install_into_malformed_json_is_refused(run: Run, tmp_path: Path) -> None:
+    (tmp_path / "claude").mkdir()
+    settings = tmp_path / "claude" / "settings.json"
+    settings.write_text('{"hooks": ')
+    result = run("hooks", "install", "--claude", "--settings", str(settings), "--json")
+    assert result.exit_code == 4
+    assert json.loads(result.stdout)["code"] == "invalid"
+    assert result.stderr.startswith(f"lore: error: {settings}: not valid JSON")
+    assert settings.read_text() == '{"hooks": '
+    assert [p.name for p in settings.parent.iterdir()] == ["settings.json"]
+
+
+# --- running the hooks in-process -------------------------------------------------------
+
+
+def test_session_start_emits_the_resume_as_context(run: Run, tmp_path: Path) -> None:
+    handed = run("handoff", "Cache layer done. Retries next.", "--next", "add retries")
+    assert handed.exit_code == 0
+    expected = run("resume").stdout.rstrip("\n")
+    payload = {
+        "session_id": CLAUDE_SESSION,
+        "transcript_path": str(tmp_path / "none.jsonl"),
+        "cwd": str(tmp_path / "work"),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
+    result = run("hooks", "run", "session-start", input=json.dumps(payload))
+    assert result.exit_code == 0
+    assert result.stderr == ""
+    assert json.loads(result.stdout) == {
+        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": expected}
+    }
+    assert "Cache layer done. Retries next.\n- Next: add retries" in expected
+
+
+def test_session_start_resumes_the_project_of_the_payloads_cwd(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LORE_NOW", "2026-03-01T00:00:00.000000Z")
+    run("handoff", "Work on proj.", "--project", "proj")
+    monkeypatch.setenv("LORE_NOW", "2026-03-02T00:00:00.000000Z")
+    run("handoff", "Work elsewhere.", "--project", "other")
+    repo = tmp_path / "proj"
+    (repo / ".git").mkdir(parents=True)  # all lore needs to see a repository named proj
+    result = run("hooks", "run", "session-start", input=json.dumps({"cwd": str(repo)}))
+    context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert context.splitlines()[0] == "lore resume — proj"
+    assert context.splitlines()[2] == "Work on proj."
+
+
+def test_session_start_without_a_payload(run: Run) -> None:
+    result = run("hooks", "run", "session-start", input="")
+    assert result.exit_code == 0
+    context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith("lore resume\n## No handoff yet")
+
+
+def transcript(tmp_path: Path) -> Path:
+    def entry(kind: str, content: Any, **extra: Any) -> bytes:
+        return orjson.dumps({"type": kind, "message": {"role": kind, "content": content}, **extra})
+
+    def use(tool_id: str, name: str, **given: Any) -> dict[str, Any]:
+        return {"type": "tool_use", "id": tool_id, "name": name, "input": given}
+
+    def result(tool_id: str, error: bool) -> dict[str, Any]:
+        return {"type": "tool_result", "tool_use_id": tool_id, "content": "x", "is_error": error}
+
+    lines = [
+        entry("user", "Add retries to the HTTP client", timestamp="2026-03-04T05:00:00.000Z"),
+        entry("assistant", [use("t1", "Edit", file_path="/repo/client.py")]),
+        entry("user", [result("t1", False)]),
+        entry("assistant", [use("t2", "Bash", command="pytest -x tests")]),
+        entry("user", [result("t2", True)]),
+        entry("assistant", [use("t3", "Write", file_path="/repo/tests/test_retry.py")]),
+        entry("assistant", [use("t4", "Bash", command="ruff check .")]),
+        entry("user", [result("t4", False)]),
+        entry(
+            "user",
+            [{"type": "text", "text": "Make the backoff exponential"}],
+            timestamp="2026-03-04T05:10:00.000Z",
+        ),
+    ]
+    path = tmp_path / "transcript.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
+
+
+def payload(tmp_path: Path, event: str) -> str:
+    return json.dumps(
+        {
+            "session_id": CLAUDE_SESSION,
+            "transcript_path": str(transcript(tmp_path)),
+            "cwd": str(tmp_path / "work"),
+            "hook_event_name": event,
+        }
+    )
+
+
+def test_pre_compact_writes_an_automatic_handoff(
+    run: Run, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LORE_NOW", "2026-03-04T05:11:00.000000Z")
+    result = run("hooks", "run", "pre-compact", input=payload(tmp_path, "PreCompact"))
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+    (record,) = sessions(data_dir)
+    message = (
+        "Automatic handoff (PreCompact). Last request: Make the backoff exponential "
+        "Touched 2 file(s): /repo/client.py, /repo/tests/test_retry.py "
+        "1 command(s) failed, last: pytest -x tests"
+    )
+    assert record["id"] == SESSION_ID
+    assert (record["status"], record["message"]) == ("closed", message)
+    assert record["summary"] == "Automatic handoff (PreCompact)."
+    assert record["threads"] == ["Add retries to the HTTP client", "Make the backoff exponential"]
+    assert record["auto"] == {
+        "event": "PreCompact",
+        "requests": ["Add retries to the HTTP client", "Make the backoff exponential"],
+        "files": ["/repo/client.py", "/repo/tests/test_retry.py"],
+        "failed_commands": ["pytest -x tests"],
+    }
+    # The end of the same Claude session re-closes the same lore session.
+    monkeypatch.setenv("LORE_NOW", "2026-03-04T05:20:00.000000Z")
+    run("hooks", "run", "session-end", input=payload(tmp_path, "SessionEnd"))
+    (record,) = sessions(data_dir)
+    assert (record["id"], record["auto"]["event"]) == (SESSION_ID, "SessionEnd")
+    assert record["ended_at"] == "2026-03-04T05:20:00.000000Z"
+    resumed = run("resume").stdout
+    assert "Automatic handoff (SessionEnd)." in resumed
+    assert "- Open thread: Make the backoff exponential" in resumed
+
+
+def test_session_end_does_not_bury_the_agents_own_handoff(
+    run: Run, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LORE_NOW", "2026-03-04T05:15:00.000000Z")  # after the last request
+    own = json.loads(run("handoff", "Backoff done. Ship it.", "--json").stdout)["record"]
+    monkeypatch.setenv("LORE_NOW", "2026-03-04T05:20:00.000000Z")
+    result = run("hooks", "run", "session-end", input=payload(tmp_path, "SessionEnd"))
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert sessions(data_dir) == [own]
+    assert "Backoff done. Ship it." in run("resume").stdout
+
+
+def test_a_handoff_before_the_last_request_is_superseded(
+    run: Run, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LORE_NOW", "2026-03-04T05:05:00.000000Z")  # before the last request
+    run("handoff", "Retries done.")
+    monkeypatch.setenv("LORE_NOW", "2026-03-04T05:20:00.000000Z")
+    run("hooks", "run", "session-end", input=payload(tmp_path, "SessionEnd"))
+    assert {s["summary"] for s in sessions(data_dir)} == {
+        "Retries done.",
+        "Automatic handoff (SessionEnd).",
+    }
+    assert run("resume").stdout.splitlines()[2].startswith("Automatic handoff (SessionEnd).")
+
+
+# --- every hook exits 0, fast, whatever happens ---------------------------------------------
+
+
+def corrupt_root(root: Path) -> Path:
+    files = {
+        "journal/data/decisions.jsonl": b'{"id": "dec-1", "decision": \n<<<<<<< HEAD\n\x00\xff\n',
+        "failures/data/failures.jsonl": b"not json at all\n[1, 2]\n",
+        "patterns/data/patterns/pat-000000000001.yaml": b"name: [unclosed\n  - : :\n",
+        "patterns/data/anti-patterns/anti-000000000001.yaml": b"- a list\n- not a map\n",
+        "transfer/data/sessions/session-0000000000aa.json": b'{"id": "session-0000000000aa", ',
+        "intent/data/goals/goal-000000000001.yaml": b"title: 3\ncriteria: nope\n",
+        "registry/data/projects.yaml": b"projects: [\n",
+        "inbox/data/observations.jsonl": b'{"id": 5, "timestamp": []}\n',
+    }
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+    return root
+
+
+def run_hook(event: str, data: str, stdin: bytes, tmp_path: Path) -> tuple[float, Any]:
+    env = {**os.environ, "LORE_DATA_DIR": data, "HOME": str(tmp_path / "home")}
+    env.pop("LORE_SESSION_ID", None)
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "lore", "hooks", "run", event],
+        input=stdin,
+        env=env,
+        cwd=tmp_path / "work",
+        capture_output=True,
+        timeout=20,
+        check=False,
+    )
+    return time.monotonic() - started, done
+
+
+def check_quiet_success(event: str, elapsed: float, done: Any) -> None:
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == b""
+    assert elapsed < 1.5, f"{event} took {elapsed:.2f}s"
+    if done.stdout:  # only session-start prints, and then exactly the hook's JSON
+        assert event == "session-start"
+        out = json.loads(done.stdout)
+        assert list(out) == ["hookSpecificOutput"]
+        assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+        assert isinstance(out["hookSpecificOutput"]["additionalContext"], str)
+
+
+@pytest.mark.parametrize("state", ["missing", "under-a-file", "unreadable", "corrupt"])
+@pytest.mark.parametrize("event", ["session-start", "pre-compact", "session-end"])
+def test_hooks_never_fail_whatever_the_data_root(tmp_path: Path, state: str, event: str) -> None:
+    if state == "missing":
+        data = tmp_path / "nowhere" / "data"
+    elif state == "under-a-file":  # cannot be created, even by root
+        (tmp_path / "a-file").write_text("x")
+        data = tmp_path / "a-file" / "data"
+    elif state == "unreadable":
+        if os.geteuid() == 0:
+            pytest.skip("root reads and writes a chmod 000 directory anyway")
+        data = tmp_path / "locked"
+        data.mkdir()
+        data.chmod(0o000)
+    else:
+        data = corrupt_root(tmp_path / "corrupt")
+    stdin = json.dumps(
+        {"session_id": CLAUDE_SESSION, "transcript_path": str(tmp_path / "t.jsonl"), "cwd": "/"}
+    ).encode()
+    try:
+        elapsed, done = run_hook(event, str(data), stdin, tmp_path)
+    finally:
+        if state == "unreadable":
+            data.chmod(0o700)
+    check_quiet_success(event, elapsed, done)
+    if event == "session-start" and state in ("missing", "corrupt"):
+        assert done.stdout  # nothing or garbage to read: the agent still gets its context
+
+
+@pytest.mark.parametrize(
+    ("event", "stdin"),
+    [("session-start", b""), ("pre-compact", b"this is not JSON"), ("session-end", b"[1, 2]")],
+)
+def test_hooks_never_fail_whatever_the_stdin(
+    tmp_path: Path, data_dir: Path, event: str, stdin: bytes
+) -> None:
+    elapsed, done = run_hook(event, str(data_dir), stdin, tmp_path)
+    check_quiet_success(event, elapsed, done)

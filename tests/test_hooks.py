@@ -1,0 +1,292 @@
+"""lore.hooks: editing Claude Code settings safely, and digesting a transcript without a model."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from lore.components.transfer import Session
+from lore.errors import InvalidInputError
+from lore.hooks import Digest, agent_handed_off, digest_transcript, hook_command, install, uninstall
+
+LORE = "/opt/lore env/bin/lore"  # a space: the command must quote it
+NOW = "2026-03-04T05:06:07.000000Z"
+ORIGINAL: dict[str, Any] = {
+    "model": "opus",
+    "env": {"ANTHROPIC_API_KEY": "not-a-real-key"},
+    "permissions": {"allow": ["Bash(ls:*)"]},
+    "hooks": {
+        "SessionStart": [
+            {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hello"}]}
+        ],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}],
+        "Stop": [],
+        "SessionEnd": [{"matcher": "other", "hooks": []}],
+    },
+}
+
+
+def ours(event: str) -> dict[str, Any]:
+    return {"hooks": [{"type": "command", "command": hook_command(LORE, event), "timeout": 10}]}
+
+
+def backups(settings: Path) -> list[Path]:
+    return sorted(settings.parent.glob(f"{settings.name}.lore-backup-*"))
+
+
+@pytest.fixture
+def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("LORE_NOW", NOW)  # every backup in "the same second"
+    path = tmp_path / "claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(ORIGINAL, indent=4))  # not lore's own formatting
+    path.chmod(0o600)
+    return path
+
+
+def test_hook_command_quotes_the_binary() -> None:
+    assert hook_command(LORE, "pre-compact") == "'/opt/lore env/bin/lore' hooks run pre-compact"
+
+
+def test_install_adds_our_hooks_and_keeps_everything_else(settings: Path) -> None:
+    original = settings.read_bytes()
+    result = install(settings, LORE)
+    (backup,) = backups(settings)
+    assert result == {
+        "settings": str(settings),
+        "added": ["SessionStart", "PreCompact", "SessionEnd"],
+        "backup": str(backup),
+    }
+    assert backup.name == "settings.json.lore-backup-20260304T050607"
+    assert backup.read_bytes() == original
+    data = orjson.loads(settings.read_bytes())
+    assert data == {
+        **ORIGINAL,
+        "hooks": {
+            "SessionStart": [*ORIGINAL["hooks"]["SessionStart"], ours("session-start")],
+            "PreToolUse": ORIGINAL["hooks"]["PreToolUse"],
+            "Stop": [],
+            "SessionEnd": [*ORIGINAL["hooks"]["SessionEnd"], ours("session-end")],
+            "PreCompact": [ours("pre-compact")],
+        },
+    }
+    assert list(data) == list(ORIGINAL)
+    # The settings may hold tokens: neither the file nor its backup becomes world-readable.
+    assert stat.S_IMODE(settings.stat().st_mode) == 0o600
+    assert stat.S_IMODE(backup.stat().st_mode) == 0o600
+
+
+def test_install_twice_changes_nothing(settings: Path) -> None:
+    install(settings, LORE)
+    installed = settings.read_bytes()
+    assert install(settings, LORE) == {"settings": str(settings), "added": [], "backup": None}
+    assert settings.read_bytes() == installed
+    assert len(backups(settings)) == 1
+
+
+def test_uninstall_removes_exactly_what_install_added(settings: Path) -> None:
+    install(settings, LORE)
+    installed = settings.read_bytes()
+    result = uninstall(settings)
+    # Same second as the install's backup: a second file, the first one kept intact.
+    first, second = backups(settings)
+    assert result == {
+        "settings": str(settings),
+        "removed": ["SessionStart", "PreCompact", "SessionEnd"],
+        "backup": str(second),
+    }
+    assert second.name == "settings.json.lore-backup-20260304T050607-1"
+    assert orjson.loads(first.read_bytes()) == ORIGINAL
+    assert second.read_bytes() == installed
+    # Left as they were: the empty "Stop" list and the empty "other" group are not ours.
+    assert orjson.loads(settings.read_bytes()) == ORIGINAL
+    assert uninstall(settings) == {"settings": str(settings), "removed": [], "backup": None}
+    assert len(backups(settings)) == 2
+
+
+def test_uninstall_finds_our_hooks_whatever_the_lore_path(settings: Path) -> None:
+    install(settings, "/somewhere/else/lore")
+    uninstall(settings)
+    assert orjson.loads(settings.read_bytes()) == ORIGINAL
+
+
+def test_uninstall_drops_only_the_structures_it_emptied(tmp_path: Path) -> None:
+    settings = tmp_path / "settings.json"
+    assert install(settings, LORE)["backup"] is None  # no file yet: nothing to back up
+    assert orjson.loads(settings.read_bytes()) == {
+        "hooks": {
+            "SessionStart": [ours("session-start")],
+            "PreCompact": [ours("pre-compact")],
+            "SessionEnd": [ours("session-end")],
+        }
+    }
+    data = orjson.loads(settings.read_bytes())
+    data["hooks"]["PreCompact"][0]["hooks"].append({"type": "command", "command": "mine.sh"})
+    settings.write_bytes(orjson.dumps(data))
+    uninstall(settings)
+    assert orjson.loads(settings.read_bytes()) == {
+        "hooks": {"PreCompact": [{"hooks": [{"type": "command", "command": "mine.sh"}]}]}
+    }
+
+
+def test_uninstall_without_hooks_leaves_the_file_alone(tmp_path: Path) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_text('{"hooks": {}, "x": 1}')
+    assert uninstall(settings)["removed"] == []
+    assert settings.read_text() == '{"hooks": {}, "x": 1}'
+    assert backups(settings) == []
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"hooks": {', "not valid JSON"),
+        ("[1, 2]", "expected a JSON object at the top level"),
+        ('{"hooks": []}', "'hooks' is not an object"),
+        ('{"hooks": {"PreCompact": {}}}', "hooks.PreCompact is not a list"),
+    ],
+)
+def test_install_refuses_malformed_settings(tmp_path: Path, content: str, message: str) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_text(content)
+    with pytest.raises(InvalidInputError, match=message):
+        install(settings, LORE)
+    assert settings.read_text() == content
+    assert backups(settings) == []
+
+
+def test_a_symlinked_settings_file_stays_a_symlink(tmp_path: Path) -> None:
+    real = tmp_path / "dotfiles" / "claude-settings.json"
+    real.parent.mkdir()
+    real.write_text('{"model": "opus"}')
+    link = tmp_path / "settings.json"
+    link.symlink_to(real)
+    install(link, LORE)
+    assert link.is_symlink()
+    assert orjson.loads(real.read_bytes())["hooks"]["PreCompact"] == [ours("pre-compact")]
+    (backup,) = backups(link)
+    assert backup.read_text() == '{"model": "opus"}'
+
+
+# --- transcripts ----------------------------------------------------------------------
+
+
+def line(kind: str, content: Any, **extra: Any) -> dict[str, Any]:
+    return {"type": kind, "message": {"role": kind, "content": content}, **extra}
+
+
+def tool_use(tool_id: str, name: str, **tool_input: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
+
+
+def tool_result(tool_id: str, content: str, *, error: bool = False) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_id, "content": content}
+    if error:
+        block["is_error"] = True
+    return block
+
+
+TRANSCRIPT = [
+    {"type": "summary", "summary": "earlier work", "leafUuid": "x"},
+    line("user", "Add retries to the   HTTP client", timestamp="2026-03-04T05:00:00.000Z"),
+    line(
+        "assistant",
+        [
+            {"type": "text", "text": "Sure."},
+            tool_use(
+                "toolu_01", "Edit", file_path="/repo/client.py", old_string="a", new_string="b"
+            ),
+        ],
+    ),
+    line("user", [tool_result("toolu_01", "ok")]),
+    line("assistant", [tool_use("toolu_02", "Bash", command="pytest -x   tests/test_client.py")]),
+    line("user", [tool_result("toolu_02", "1 failed", error=True)]),
+    line("assistant", [tool_use("toolu_03", "Write", file_path="/repo/tests/test_client.py")]),
+    line("assistant", [tool_use("toolu_04", "Bash", command="ls")]),
+    line("user", [tool_result("toolu_04", "a b")]),
+    line("assistant", [tool_use("toolu_05", "Edit", file_path="/repo/client.py")]),
+    line("assistant", [tool_use("toolu_06", "Read", file_path="/repo/README.md")]),
+    line("user", "<command-name>/compact</command-name>"),
+    line(
+        "user",
+        [{"type": "text", "text": "Now make the backoff exponential"}],
+        timestamp="2026-03-04T05:10:00.000Z",
+    ),
+    line("assistant", [tool_use("toolu_07", "Bash", command="make lint")]),
+    line("user", [tool_result("toolu_07", "E501", error=True)]),
+]
+
+
+def write_transcript(path: Path, entries: list[Any], *, garbage: bool = True) -> Path:
+    lines = [orjson.dumps(e) for e in entries]
+    if garbage:
+        lines.insert(3, b"{not json")
+        lines.insert(5, b"[1, 2]")
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
+
+
+def test_digest_of_a_transcript(tmp_path: Path) -> None:
+    digest = digest_transcript(write_transcript(tmp_path / "t.jsonl", TRANSCRIPT))
+    assert digest == Digest(
+        requests=["Add retries to the HTTP client", "Now make the backoff exponential"],
+        files=["/repo/client.py", "/repo/tests/test_client.py"],
+        failed=["pytest -x tests/test_client.py", "make lint"],
+        last_request_at="2026-03-04T05:10:00.000Z",
+    )
+    assert digest.message("PreCompact") == (
+        "Automatic handoff (PreCompact). Last request: Now make the backoff exponential "
+        "Touched 2 file(s): /repo/client.py, /repo/tests/test_client.py "
+        "2 command(s) failed, last: make lint"
+    )
+
+
+def test_digest_keeps_only_the_last_few(tmp_path: Path) -> None:
+    entries: list[Any] = []
+    for n in range(30):
+        entries.append(line("user", f"request {n}"))
+        entries.append(line("assistant", [tool_use(f"t{n}", "Write", file_path=f"/f{n}")]))
+        entries.append(line("assistant", [tool_use(f"b{n}", "Bash", command=f"cmd {n}")]))
+        entries.append(line("user", [tool_result(f"b{n}", "no", error=True)]))
+    digest = digest_transcript(write_transcript(tmp_path / "t.jsonl", entries, garbage=False))
+    assert digest.requests == ["request 27", "request 28", "request 29"]
+    assert digest.files == [f"/f{n}" for n in range(10, 30)]
+    assert digest.failed == [f"cmd {n}" for n in range(25, 30)]
+    assert digest.last_request_at is None
+
+
+def test_digest_reads_only_the_tail_of_a_big_transcript(tmp_path: Path) -> None:
+    path = write_transcript(tmp_path / "t.jsonl", TRANSCRIPT, garbage=False)
+    size = len(path.read_bytes())
+    tail = digest_transcript(path, max_bytes=size - 120)  # cuts into the first request line
+    assert tail.requests == ["Now make the backoff exponential"]
+
+
+def test_digest_of_a_missing_or_empty_transcript(tmp_path: Path) -> None:
+    assert digest_transcript(tmp_path / "missing.jsonl") == Digest()
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    assert digest_transcript(tmp_path / "empty.jsonl") == Digest()
+    assert Digest().message("SessionEnd") == "Automatic handoff (SessionEnd)."
+
+
+def session(ended: str, **extra: Any) -> Session:
+    s = Session(id="session-0001", timestamp=ended, status="closed", ended_at=ended)
+    s.extra = extra
+    return s
+
+
+def test_agent_handed_off_after_the_last_request() -> None:
+    digest = Digest(requests=["x"], last_request_at="2026-03-04T05:10:00.000Z")
+    assert agent_handed_off(session("2026-03-04T05:12:00.000000Z"), digest) is True
+    assert agent_handed_off(session("2026-03-04T05:09:00.000000Z"), digest) is False
+    # An automatic handoff is not the agent's own: a newer one replaces it.
+    assert agent_handed_off(session("2026-03-04T05:12:00.000000Z", auto={}), digest) is False
+    assert agent_handed_off(None, digest) is False
+    assert agent_handed_off(session("2026-03-04T05:12:00.000000Z"), Digest()) is False
+    odd = Digest(last_request_at="yesterday")
+    assert agent_handed_off(session("2026-03-04T05:12:00.000000Z"), odd) is False

@@ -1,0 +1,333 @@
+"""lore.resume: what the bundle holds, in which order, and how a budget cuts the text."""
+
+from __future__ import annotations
+
+import pytest
+
+from lore import capture as capture_mod
+from lore.components.intent import Goal
+from lore.components.journal import Decision
+from lore.components.patterns import AntiPattern, Pattern
+from lore.components.transfer import Session
+from lore.resume import ResumeBundle, estimate_tokens, recurring_failures, render, resume
+from lore.store import Store
+
+NOW = "2026-03-10T12:00:00.000000Z"
+
+
+def ts(day: int, hour: int = 0) -> str:
+    return f"2026-03-{day:02d}T{hour:02d}:00:00.000000Z"
+
+
+def decision(n: int, *, project: str | None = "proj", **kw) -> Decision:
+    return Decision(
+        id=f"dec-{n:012x}",
+        timestamp=kw.pop("timestamp", ts(1, n)),
+        decision=f"decision {n}",
+        project=project,
+        **kw,
+    )
+
+
+# --- the bundle ---------------------------------------------------------------------
+
+
+def test_recent_decisions_are_the_last_ten_of_the_project_newest_first(store: Store) -> None:
+    store.add([decision(n) for n in range(12)])
+    store.add(
+        [
+            decision(20, project="other", timestamp=ts(9)),
+            decision(21, project=None, timestamp=ts(8)),  # project-less: relevant everywhere
+            decision(22, status="retracted", timestamp=ts(9, 1)),
+            decision(23, status="superseded", timestamp=ts(9, 2)),
+        ]
+    )
+    bundle = resume(store, project="proj")
+    assert [d["id"] for d in bundle.recent_decisions] == [f"dec-{21:012x}"] + [
+        f"dec-{n:012x}" for n in range(11, 2, -1)
+    ]
+    assert bundle.recent_decisions[1] == {
+        "id": f"dec-{11:012x}",
+        "timestamp": ts(1, 11),
+        "decision": "decision 11",
+        "rationale": "",
+        "outcome": "pending",
+        "type": "other",
+    }
+    everything = resume(store, project=None)
+    assert everything.recent_decisions[0]["id"] == f"dec-{20:012x}"
+
+
+def test_patterns_most_trusted_first_top_five(store: Store) -> None:
+    specs = [(0.5, 0), (0.9, 1), (0.9, 4), (0.2, 0), (0.7, 0), (0.6, 0), (1.0, 0)]
+    store.add(
+        [
+            Pattern(
+                id=f"pat-{n:012x}",
+                timestamp=ts(1, n),
+                name=f"p{n}",
+                confidence=c,
+                validations=v,
+                project="proj",
+            )
+            for n, (c, v) in enumerate(specs)
+        ]
+        + [Pattern(id="pat-0000000000ff", timestamp=ts(2), name="other", project="x")]
+    )
+    bundle = resume(store, project="proj")
+    assert [p["name"] for p in bundle.patterns] == ["p6", "p2", "p1", "p4", "p5"]
+    assert bundle.patterns[1] == {
+        "id": f"pat-{2:012x}",
+        "name": "p2",
+        "solution": "",
+        "confidence": 0.9,
+        "validations": 4,
+    }
+
+
+def test_pitfalls_by_severity(store: Store) -> None:
+    store.add(
+        [
+            AntiPattern(id="anti-000000000001", timestamp=ts(1), name="low one", severity="low"),
+            AntiPattern(
+                id="anti-000000000002", timestamp=ts(2), name="bad", severity="critical", fix="f"
+            ),
+            AntiPattern(id="anti-000000000003", timestamp=ts(3), name="gone", status="retracted"),
+        ]
+    )
+    assert resume(store, project="proj").pitfalls == [
+        {"id": "anti-000000000002", "name": "bad", "fix": "f", "severity": "critical"},
+        {"id": "anti-000000000001", "name": "low one", "fix": "", "severity": "low"},
+    ]
+
+
+def test_recurring_failures_follow_the_rule_of_three(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(4):
+        monkeypatch.setenv("LORE_NOW", ts(2, n))
+        capture_mod.capture(
+            store, f"timed out {n}", kind="failure", fields={"error_type": "Timeout"}
+        )
+    for n in range(2):
+        capture_mod.capture(
+            store, f"exit {n}", kind="failure", fields={"error_type": "NonZeroExit"}
+        )
+    assert recurring_failures(store) == [
+        {
+            "error_type": "Timeout",
+            "count": 4,
+            "last_seen": ts(2, 3),
+            "last_message": "timed out 3",
+            "pitfall": None,
+        }
+    ]
+    assert [f["error_type"] for f in recurring_failures(store, threshold=2)] == [
+        "Timeout",
+        "NonZeroExit",
+    ]
+    store.add([AntiPattern(id="anti-0000000000aa", timestamp=ts(3), name="PITFALL: Timeout")])
+    assert recurring_failures(store)[0]["pitfall"] == "anti-0000000000aa"
+
+
+def test_goals_active_by_priority_with_criteria(store: Store) -> None:
+    store.add(
+        [
+            Goal(id="goal-000000000001", timestamp=ts(1), title="Later", priority="low"),
+            Goal(
+                id="goal-000000000002",
+                timestamp=ts(2),
+                title="Now",
+                priority="critical",
+                criteria=[{"text": "a", "met": True}, {"text": "b", "met": True}, {"text": "c"}],
+            ),
+            Goal(id="goal-000000000003", timestamp=ts(3), title="Done", status="achieved"),
+        ]
+    )
+    assert resume(store, project=None).goals == [
+        {
+            "id": "goal-000000000002",
+            "title": "Now",
+            "priority": "critical",
+            "criteria_met": 2,
+            "criteria_total": 3,
+        },
+        {
+            "id": "goal-000000000001",
+            "title": "Later",
+            "priority": "low",
+            "criteria_met": 0,
+            "criteria_total": 0,
+        },
+    ]
+
+
+def test_pending_review_is_older_than_three_days_oldest_first(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LORE_NOW", NOW)
+    store.add(
+        [
+            decision(1, timestamp=ts(7, 12)),  # exactly three days: due
+            decision(2, timestamp=ts(7, 13)),  # not yet
+            decision(3, timestamp=ts(2)),
+            decision(4, timestamp=ts(1), outcome="successful"),
+        ]
+    )
+    assert [d["id"] for d in resume(store, project="proj").pending_review] == [
+        f"dec-{3:012x}",
+        f"dec-{1:012x}",
+    ]
+
+
+def test_no_session_means_a_reconstruction(store: Store) -> None:
+    capture_mod.capture(store, "seen", project="proj")
+    bundle = resume(store, project="proj", git={"last_commits": [], "uncommitted": ["x"]})
+    assert bundle.session is None
+    assert bundle.reconstructed is not None
+    assert bundle.reconstructed["git"] == {"last_commits": [], "uncommitted": ["x"]}
+    assert [o["content"] for o in bundle.reconstructed["recent_observations"]] == ["seen"]
+
+
+def test_with_a_session_there_is_no_reconstruction(store: Store) -> None:
+    store.add([Session(id="session-0001", timestamp=ts(1), status="closed", ended_at=ts(1))])
+    bundle = resume(store, project=None)
+    assert bundle.reconstructed is None
+    assert bundle.session is not None and bundle.session["id"] == "session-0001"
+
+
+def test_the_open_session_is_not_the_last_handoff(store: Store) -> None:
+    store.add(
+        [
+            Session(id="session-0001", timestamp=ts(1), status="closed", ended_at=ts(1)),
+            Session(id="session-0002", timestamp=ts(2), status="open"),
+        ]
+    )
+    assert resume(store, project=None).session["id"] == "session-0001"  # type: ignore[index]
+
+
+# --- the text and its budget -----------------------------------------------------------
+
+
+def bundle_with_everything() -> ResumeBundle:
+    return ResumeBundle(
+        project="proj",
+        session={
+            "id": "session-0001",
+            "ended_at": "2026-03-09T18:30:00.000000Z",
+            "message": "Cache layer done; the retry logic is half written in client.py.",
+            "next_steps": ["add retries"],
+            "blockers": ["CI slow"],
+            "questions": [],
+            "threads": ["flaky test"],
+            "git": {"branch": "main", "head": "0123456789abcdef", "uncommitted": ["a", "b"]},
+        },
+        reconstructed=None,
+        recent_decisions=[
+            {"id": f"dec-{n}", "decision": f"decision {n}", "rationale": "", "outcome": "pending"}
+            for n in range(5)
+        ],
+        patterns=[
+            {"id": "pat-1", "name": "Retry", "solution": "backoff", "confidence": 0.75},
+        ],
+        recurring_failures=[
+            {"error_type": "Timeout", "count": 3, "last_message": "slow", "pitfall": None}
+        ],
+        goals=[
+            {
+                "id": "goal-1",
+                "title": "Ship",
+                "priority": "high",
+                "criteria_met": 1,
+                "criteria_total": 2,
+            }
+        ],
+        pending_review=[
+            {"id": "dec-0", "decision": "decision 0", "timestamp": "2026-03-01T00:00:00Z"}
+        ],
+    )
+
+
+FULL = [
+    "lore resume — proj",
+    "## Last handoff (session-0001, 2026-03-09 18:30 UTC)",
+    "Cache layer done; the retry logic is half written in client.py.",
+    "- Next: add retries",
+    "- Blocker: CI slow",
+    "- Open thread: flaky test",
+    "- Git at handoff: main 0123456789, 2 uncommitted files",
+    "## Recent decisions",
+    "- decision 0 (dec-0, pending)",
+    "- decision 1 (dec-1, pending)",
+    "- decision 2 (dec-2, pending)",
+    "- decision 3 (dec-3, pending)",
+    "- decision 4 (dec-4, pending)",
+    "## Patterns",
+    "- Retry: backoff (pat-1, confidence 0.75)",
+    "## Recurring failures (Rule of Three)",
+    '- Timeout x3: last "slow"',
+    "## Open goals",
+    "- Ship [1/2 criteria] (goal-1)",
+    "## Decisions pending review (1)",
+    "- decision 0 (dec-0, since 2026-03-01)",
+]
+
+
+def test_render_without_budget_keeps_everything() -> None:
+    text, cut = render(bundle_with_everything())
+    assert text.splitlines() == FULL
+    assert cut == []
+    assert render(bundle_with_everything(), budget=10_000) == (text, [])
+
+
+def test_budget_drops_the_least_useful_lines_first() -> None:
+    full = "\n".join(FULL)
+    # Just under everything: the pending-review section (least useful) goes first.
+    budget = estimate_tokens("\n".join(FULL[:-2])) + 1
+    assert budget < estimate_tokens(full)
+    text, cut = render(bundle_with_everything(), budget=budget)
+    assert cut == ["1 review line"]
+    assert text.splitlines() == [*FULL[:-2], f"[budget {budget} tokens: cut 1 review line]"]
+    # Tighter: older decisions (priority 4) go next, newest kept, then git, goals, patterns.
+    text, cut = render(bundle_with_everything(), budget=80)
+    lines = text.splitlines()
+    assert lines[:6] == FULL[:6]
+    assert "- decision 4 (dec-4, pending)" not in lines
+    assert "- decision 0 (dec-0, pending)" in lines
+    assert cut[0] == "1 review line"
+    assert lines[-1] == f"[budget 80 tokens: cut {', '.join(cut)}]"
+    assert estimate_tokens("\n".join(lines[:-1])) <= 80
+
+
+def test_budget_removes_a_heading_with_its_last_line() -> None:
+    text, cut = render(bundle_with_everything(), budget=100)
+    assert cut == [
+        "1 review line",
+        "2 decisions lines",
+        "1 goals line",
+        "1 patterns line",
+        "1 git line",
+    ]
+    assert text.splitlines() == [
+        *FULL[:6],
+        "## Recent decisions",
+        "- decision 0 (dec-0, pending)",
+        "- decision 1 (dec-1, pending)",
+        "- decision 2 (dec-2, pending)",
+        "## Recurring failures (Rule of Three)",
+        '- Timeout x3: last "slow"',
+        f"[budget 100 tokens: cut {', '.join(cut)}]",
+    ]
+
+
+@pytest.mark.parametrize("budget", [1, 5, 20])
+def test_the_handoff_message_always_survives(budget: int) -> None:
+    text, cut = render(bundle_with_everything(), budget=budget)
+    lines = text.splitlines()
+    assert lines[:3] == FULL[:3]  # title, heading and the whole message
+    assert "- Next: add retries" not in lines
+    assert lines[-1] == (
+        f"[budget {budget} tokens: cut {', '.join(cut)}; "
+        "the handoff itself is longer and was kept whole]"
+    )
+    assert len(lines) == 4
