@@ -271,29 +271,73 @@ def register(cls: type[R]) -> type[R]:
     return cls
 
 
+# Every kind and the component module that defines it, in the canonical order. Kinds
+# load on demand: `lore observe` imports only the inbox module, not all nine (each
+# dataclass costs start-up time on the capture path).
+_KIND_MODULES = {
+    "evidence": "evidence",
+    "failure": "failures",
+    "concept": "graph",
+    "edge": "graph",
+    "observation": "inbox",
+    "goal": "intent",
+    "decision": "journal",
+    "pattern": "patterns",
+    "anti-pattern": "patterns",
+    "project": "registry",
+    "session": "transfer",
+}
+_PREFIX_KINDS = {
+    "evi": "evidence",
+    "fail": "failure",
+    "concept": "concept",
+    "edge": "edge",
+    "obs": "observation",
+    "goal": "goal",
+    "dec": "decision",
+    "pat": "pattern",
+    "anti": "anti-pattern",
+    "session": "session",
+}
+
+
+def _ensure(kind: str) -> type[Record] | None:
+    cls = _KINDS.get(kind)
+    if cls is None and kind in _KIND_MODULES:
+        from importlib import import_module
+
+        import_module(f"lore.components.{_KIND_MODULES[kind]}")
+        cls = _KINDS.get(kind)
+    return cls
+
+
 def kinds() -> dict[str, type[Record]]:
-    _load()
-    return dict(_KINDS)
+    """Every record kind, in the canonical order."""
+    out = {}
+    for name in _KIND_MODULES:
+        cls = _ensure(name)
+        assert cls is not None, name
+        out[name] = cls
+    return out
 
 
 def kind_class(name: str) -> type[Record]:
-    _load()
     from lore.errors import UsageError
 
     key = name.strip().lower().replace("_", "-")
     key = _ALIASES.get(key, key)
-    try:
-        return _KINDS[key]
-    except KeyError:
+    cls = _ensure(key)
+    if cls is None:
         raise UsageError(
-            f"unknown record kind {name!r}; expected one of {', '.join(sorted(_KINDS))}"
-        ) from None
+            f"unknown record kind {name!r}; expected one of {', '.join(sorted(_KIND_MODULES))}"
+        )
+    return cls
 
 
 def class_for_id(record_id: str) -> type[Record] | None:
-    _load()
     prefix, sep, _ = record_id.partition("-")
-    return _PREFIXES.get(prefix) if sep else None
+    kind = _PREFIX_KINDS.get(prefix) if sep else None
+    return _ensure(kind) if kind else None
 
 
 _ALIASES = {
@@ -312,8 +356,3 @@ _ALIASES = {
     "concepts": "concept",
     "edges": "edge",
 }
-
-
-def _load() -> None:
-    if not _KINDS:
-        import lore.components  # noqa: F401  (registers every kind)

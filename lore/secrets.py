@@ -100,12 +100,34 @@ def redact(text: str) -> str:
 
 # --- placeholder policy -----------------------------------------------------------------
 
+
+class _Lazy:
+    """A regex compiled on first use: most captures never trip most rules, and compiling
+    every rule at import would cost each ``lore capture`` several milliseconds."""
+
+    __slots__ = ("_args", "_compiled")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._args = (pattern, flags)
+        self._compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re.compile(*self._args)
+        return getattr(compiled, name)
+
+
+def _lazy(pattern: str, flags: int = 0) -> Any:
+    return _Lazy(pattern, flags)
+
+
 _MIN_VALUE_LEN = 6
 _MIN_LOOSE_LEN = 8  # unquoted after "key:", where prose is common
 _TRAILING_PUNCT = ".,:;!?"
 _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
-_LETTER = re.compile(r"[^\W\d_]")
-_DIGIT_OR_SYMBOL = re.compile(r"[\d!@#$%^&*+=~?|\\]")
+_LETTER = _lazy(r"[^\W\d_]")
+_DIGIT_OR_SYMBOL = _lazy(r"[\d!@#$%^&*+=~?|\\]")
 _MASK_CHARS = frozenset("*xX#._-•· ")
 
 # Whole values (lowercased, only letters and digits kept) that are words, not credentials.
@@ -125,9 +147,9 @@ _FAKE_TOKEN_PARTS = (*_PLACEHOLDER_PARTS, "xxxxx", "00000")
 # An identifier holding one of these names a credential rather than being one.
 _CREDENTIAL_WORDS = ("pass", "pwd", "pw", "secret", "token", "key", "cred", "auth")
 
-_TEMPLATE = re.compile(r"\$\{|\$\(|\{\{|\{%|%\(|#\{")  # ${VAR} $(cmd) {{ var }} %(x)s #{x}
+_TEMPLATE = _lazy(r"\$\{|\$\(|\{\{|\{%|%\(|#\{")  # ${VAR} $(cmd) {{ var }} %(x)s #{x}
 # A value that refers to a credential kept elsewhere, or stands in for one.
-_REFERENCE = re.compile(
+_REFERENCE = _lazy(
     r"""
       [A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*[ \t]*[(\[]   # a call or index: getenv(  ENV[
     | [a-z_]+(?:\.[A-Za-z_$][\w$]*)+\Z                    # settings.X  process.env.X
@@ -139,10 +161,10 @@ _REFERENCE = re.compile(
     """,
     re.VERBOSE,
 )
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_VARIABLE = re.compile(r"[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+")  # user_input  newPassword
-_NON_ALNUM = re.compile(r"[\W_]+")
-_SPACE = re.compile(r"\s")
+_IDENTIFIER = _lazy(r"[A-Za-z_][A-Za-z0-9_]*")
+_VARIABLE = _lazy(r"[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+")  # user_input  newPassword
+_NON_ALNUM = _lazy(r"[\W_]+")
+_SPACE = _lazy(r"\s")
 
 
 def _fake_token(token: str) -> bool:
@@ -214,7 +236,7 @@ def _token_pattern(prefix: str, before: str, rest: str) -> re.Pattern[str]:
     at once instead of rescanning the token's body.
     """
     literal = re.escape(prefix)
-    return re.compile(f"{literal}(?<!{before}{literal}){rest}")
+    return _lazy(f"{literal}(?<!{before}{literal}){rest}")
 
 
 def _token(rule: str) -> _Accept:
@@ -332,10 +354,10 @@ def _assignment(m: re.Match[str], text: str) -> _Hit | None:
     return _judge(key, aws, text, start, end, bare=True, loose=m.group("sep") == ":")
 
 
-_B64_RUN = re.compile(r"[A-Za-z0-9+/]{40}")
-_PEM_LINES = re.compile(r"(?:(?:\r?\n|\\r?\\n)[A-Za-z0-9+/=]{1,128})+")
-_AWS_SECRET_VALUE = re.compile(r"[A-Za-z0-9/+=]{40}")
-_AUTH_VALUE = re.compile(r"(?i:bearer|token|basic)[ \t]+(?P<v>[A-Za-z0-9._~+/=-]{16,4096})")
+_B64_RUN = _lazy(r"[A-Za-z0-9+/]{40}")
+_PEM_LINES = _lazy(r"(?:(?:\r?\n|\\r?\\n)[A-Za-z0-9+/=]{1,128})+")
+_AWS_SECRET_VALUE = _lazy(r"[A-Za-z0-9/+=]{40}")
+_AUTH_VALUE = _lazy(r"(?i:bearer|token|basic)[ \t]+(?P<v>[A-Za-z0-9._~+/=-]{16,4096})")
 
 # Credential key names, lowercase. One pattern per literal start: sre finds a literal
 # prefix with a fast substring search, where an alternation would be tried at every
@@ -357,7 +379,7 @@ def _assignment_pattern(name: str, shortest: int) -> re.Pattern[str]:
     rejected inside the regex engine rather than in Python.
     """
     n = shortest
-    return re.compile(
+    return _lazy(
         f"(?P<key>{name})"
         r"[\"']?[ \t]{0,4}(?P<sep>:=|=>|==|=|:)[ \t]{0,4}"
         rf"""(?:"(?P<dq>[^"\r\n]{{{n},1024}})"|'(?P<sq>[^'\r\n]{{{n},1024}})'"""
@@ -366,7 +388,7 @@ def _assignment_pattern(name: str, shortest: int) -> re.Pattern[str]:
     )
 
 
-_KEY_NAME = re.compile("(?:" + "|".join(p for _, p in _KEY_NAMES) + r")\Z", re.IGNORECASE)
+_KEY_NAME = _lazy("(?:" + "|".join(p for _, p in _KEY_NAMES) + r")\Z", re.IGNORECASE)
 
 # Most specific first: a later detector never reports a span an earlier one claimed, so
 # "token=ghp_..." is a GitHub token rather than a generic assignment.
@@ -375,7 +397,7 @@ _DETECTORS: tuple[_Detector, ...] = (
         # The body stops at the next "-----" (the footer, or another header), so every
         # header scans only its own block: linear however many headers the text holds.
         (
-            re.compile(
+            _lazy(
                 r"-----BEGIN (?:[A-Z0-9]{1,12} ){0,3}PRIVATE KEY(?: BLOCK)?-----"
                 r"(?P<body>(?:[^-]|-(?!----)){0,65536})(?P<footer>-----END [A-Z0-9 ]{1,60}-----)?"
             ),
@@ -417,14 +439,14 @@ _DETECTORS: tuple[_Detector, ...] = (
         _token("slack-token"),
     ),
     _Detector(
-        (re.compile(r"hooks\.slack\.com/(?:services|workflows|triggers)/[\w/+-]{20,400}"),),
+        (_lazy(r"hooks\.slack\.com/(?:services|workflows|triggers)/[\w/+-]{20,400}"),),
         ("hooks.slack.com/",),
         _slack_webhook,
     ),
     _Detector(
         # Starts at "k_live_" (a literal); the key itself at the "s" or "r" before it.
         (
-            re.compile(
+            _lazy(
                 r"k_live_(?<=[rs]k_live_)(?<![A-Za-z0-9_][rs]k_live_)"
                 r"[A-Za-z0-9]{20,247}(?![A-Za-z0-9])"
             ),
@@ -463,7 +485,7 @@ _DETECTORS: tuple[_Detector, ...] = (
         _token("jwt"),
     ),
     _Detector(
-        (re.compile(r"://([^\s:/?#@\"'<>]{0,128}):([^\s/@\"'<>]{1,256})@(?=[^\s@/])"),),
+        (_lazy(r"://([^\s:/?#@\"'<>]{0,128}):([^\s/@\"'<>]{1,256})@(?=[^\s@/])"),),
         ("://",),
         _url_password,
     ),

@@ -1,19 +1,8 @@
-"""The nine components; importing this package registers every record kind.
+"""The nine components. One module per component (``lore/components/journal.py`` owns
+``components/journal/data/``); modules hold models and domain rules only.
 
-One module per component (``lore/components/journal.py`` owns
-``components/journal/data/``). Modules here hold models and domain rules only.
+Importing this package imports no component: ``lore.model`` loads a kind's module on
+first use (``kinds()`` loads them all), so the capture path imports only what it needs.
 """
 
 from __future__ import annotations
-
-from lore.components import (  # noqa: F401  (import registers the kinds)
-    evidence,
-    failures,
-    graph,
-    inbox,
-    intent,
-    journal,
-    patterns,
-    registry,
-    transfer,
-)
