@@ -20,6 +20,7 @@ from lore.errors import EXIT_INTERRUPTED, LoreError
 # The one-liners live here so `lore --help` imports no command module; a contract
 # test checks each equals the first line of the command's own docstring.
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "resume": ("session:resume_cmd", "Print what the last session left, most useful first."),
     "capture": (
         "capture:capture_cmd",
         "Record TEXT as a decision, pattern, failure, observation, evidence or concept.",
@@ -34,25 +35,34 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         'Record a failure of ERROR_TYPE with MESSAGE ("-" or piped stdin reads it).',
     ),
     "observe": ("capture:observe_cmd", "Record a raw observation for later triage."),
-    "retract": (
-        "capture:retract_cmd",
-        "Withdraw a record: it stays on disk but leaves default listings.",
+    "handoff": (
+        "session:handoff_cmd",
+        'End the current session with MESSAGE for the next one ("-" reads stdin).',
+    ),
+    "recall": ("recall:recall_cmd", "Search every kind of record for QUERY, best match first."),
+    "search": ("recall:search_cmd", "Search every kind of record for QUERY, best match first."),
+    "context": (
+        "recall:context_cmd",
+        "Show PROJECT's context: registry entry, decisions, patterns, failures, goals.",
+    ),
+    "brief": (
+        "recall:brief_cmd",
+        "Brief on TOPIC: its decisions, patterns, failures and contradictions.",
+    ),
+    "failures": ("recall:failures_cmd", "List failures newest first, with counts per error type."),
+    "triggers": (
+        "recall:triggers_cmd",
+        "List error types with --threshold or more failures (default 3).",
     ),
     "show": (
         "records:show_cmd",
         "Print the record with id RECORD_ID (any kind) in its latest state.",
     ),
     "list": ("records:list_cmd", "List records of KIND, newest first."),
-    "import": ("bulk:import_cmd", "Import records from a JSONL FILE (or - for stdin)."),
-    "export": ("bulk:export_cmd", "Write every record as JSONL that `lore import` reads back."),
-    "validate": ("validate:validate_cmd", "Check every data file; exit 4 if anything is wrong."),
-    "handoff": (
-        "session:handoff_cmd",
-        'End the current session with MESSAGE for the next one ("-" reads stdin).',
+    "retract": (
+        "capture:retract_cmd",
+        "Withdraw a record: it stays on disk but leaves default listings.",
     ),
-    "resume": ("session:resume_cmd", "Print what the last session left, most useful first."),
-    "sessions": ("session:sessions_cmd", "List and show sessions (default: list)."),
-    "transfer": ("session:transfer_cmd", "Housekeeping for sessions."),
     "review": (
         "feedback:review_cmd",
         "List decisions pending review, or resolve one with --resolve ID --outcome O.",
@@ -60,6 +70,15 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "promote-failure": (
         "feedback:promote_failure_cmd",
         'Turn recurring failures into a "PITFALL: TYPE" anti-pattern.',
+    ),
+    "sessions": ("session:sessions_cmd", "List and show sessions (default: list)."),
+    "transfer": ("session:transfer_cmd", "Housekeeping for sessions."),
+    "import": ("bulk:import_cmd", "Import records from a JSONL FILE (or - for stdin)."),
+    "export": ("bulk:export_cmd", "Write every record as JSONL that `lore import` reads back."),
+    "validate": ("validate:validate_cmd", "Check every data file; exit 4 if anything is wrong."),
+    "index": (
+        "recall:index_cmd",
+        "Manage the derived search index (it lives outside the data root).",
     ),
     "hooks": ("hooks:hooks_cmd", "Install or remove the Claude Code hooks (and run them)."),
     "demo": (

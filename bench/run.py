@@ -1,0 +1,729 @@
+"""lore's speed benchmarks: one entry point that measures everything and rewrites
+``docs/benchmarks.md``. Not part of the test suite.
+
+    python bench/run.py            # full run (100k-record store, 15+ repeats)
+    python bench/run.py --quick    # smoke run (10k records, 5 repeats)
+
+Every command runs as a subprocess of the installed entry point (.venv/bin/lore) with
+LORE_DATA_DIR and LORE_CACHE_DIR in a temp dir, NO_COLOR=1 and stdin=/dev/null, beside
+``python -c pass`` measured in the same run with the same interpreter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import pstats
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+LORE = REPO / ".venv" / "bin" / "lore"
+GEN = REPO / "bench" / "gen_store.py"
+DOC = REPO / "docs" / "benchmarks.md"
+HEAVY = ("networkx", "rapidfuzz", "rich", "ruamel")
+QUESTION = "why did we choose Redis for the session store cache?"
+# Words for per-run capture texts: absent from the generated store and far apart from each
+# other, so every run's decision is new (the near-duplicate check runs but never refuses).
+RUN_WORDS = (
+    "heron", "osprey", "kestrel", "plover", "curlew", "bittern", "grebe", "merlin", "avocet",
+    "dunlin", "godwit", "siskin", "linnet", "ouzel", "shrike", "wagtail", "garnet", "beryl",
+    "zircon", "spinel", "quartz", "jasper", "onyx", "agate", "basalt", "gneiss", "schist",
+    "marble", "slate", "pumice", "obsidian", "feldspar", "mica", "talc", "gypsum", "calcite",
+    "dolomite", "fluorite", "pyrite", "galena", "cobalt",
+)  # fmt: skip
+
+Make = Callable[[int], tuple[list[str], dict[str, str]]]
+# The run index a profile uses: its capture text shares no word with the timed runs' texts.
+PROFILE_RUN = 30
+TREE_MS = 3.0  # import-tree detail: imports costing at least this much
+SLOW_SECONDS = 10.0
+SLOW_RUNS = 5
+
+
+def interpreter() -> str:
+    """The Python the ``lore`` script runs with (its shebang), so the baseline is the same."""
+    first = LORE.read_text(encoding="utf-8").splitlines()[0]
+    return first[2:].strip() if first.startswith("#!") else sys.executable
+
+
+PY = interpreter()
+
+
+@dataclass
+class Row:
+    label: str
+    where: str
+    times: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)  # user + sys seconds of each run
+    base: list[float] = field(default_factory=list)  # `python -c pass` run beside each run
+    base_cpu: list[float] = field(default_factory=list)
+    target: float | None = None  # a multiple of the baseline, or seconds when absolute
+    absolute: bool = False
+    note: str = ""
+    error: str = ""
+    make: Make | None = field(default=None, repr=False)  # re-run for a profile
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times) if self.times else float("nan")
+
+    def ratio(self, base: float) -> float:
+        """Median over the median of the baselines run beside it (else the global one)."""
+        return self.median / (statistics.median(self.base) if self.base else base)
+
+    def passed(self, base: float) -> bool | None:
+        if self.error:
+            return False
+        if self.target is None:
+            return None
+        value = self.median if self.absolute else self.ratio(base)
+        return value <= self.target
+
+
+@dataclass
+class Section:
+    title: str
+    intro: str
+    rows: list[Row] = field(default_factory=list)
+    extra: str = ""
+
+
+class Bench:
+    def __init__(self, quick: bool, tmp: Path) -> None:
+        self.quick = quick
+        self.tmp = tmp
+        self.n = 10_000 if quick else 100_000
+        self.repeats = 5 if quick else 15
+        self.base_repeats = 10 if quick else 30
+        self.import_repeats = 1 if quick else 3
+        self.cold_repeats = 1 if quick else 3
+        self.cwd = tmp / "cwd"  # not a git repository: no project is detected
+        self.cwd.mkdir()
+        self.counter = 0
+        self.sections: list[Section] = []
+        self.profiles: list[tuple[str, str]] = []
+        self.facts: dict[str, str] = {}
+        self.facts_store = ""
+        self.recall: list[str] = []
+
+    # -- plumbing -------------------------------------------------------------------
+
+    def fresh(self, name: str) -> Path:
+        self.counter += 1
+        path = self.tmp / f"{name}-{self.counter}"
+        path.mkdir(parents=True)
+        return path
+
+    def env(self, data: Path, cache: Path | None = None) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("LORE_", "PYTHON"))}
+        env.update(
+            LORE_DATA_DIR=str(data),
+            LORE_CACHE_DIR=str(cache or data.parent / f"{data.name}.cache"),
+            NO_COLOR="1",
+        )
+        return env
+
+    def run(self, argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+        """One timed run: (wall seconds, CPU seconds user+sys, error text or "")."""
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        proc = subprocess.run(
+            argv, stdin=subprocess.DEVNULL, capture_output=True, env=env, cwd=self.cwd
+        )
+        elapsed = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        if proc.returncode != 0:
+            tail = (proc.stderr or proc.stdout).decode(errors="replace").strip()[-300:]
+            return elapsed, cpu, f"exit {proc.returncode}: {tail}"
+        return elapsed, cpu, ""
+
+    def measure(self, row: Row, make: Make, runs: int, warmup: int = 1, paired: bool = True) -> Row:
+        """Time ``runs`` runs of ``make(i)`` (after ``warmup``), each beside a baseline run.
+
+        Pairing makes the ratio robust to the machine's load changing during the run.
+        A row whose first run takes over SLOW_SECONDS gets SLOW_RUNS runs (said in its note).
+        """
+        row.make = make
+        pass_argv = [PY, "-c", "pass"]
+        i = -warmup
+        while i < runs:
+            argv, env = make(i)
+            base, base_cpu, _ = self.run(pass_argv, env) if paired else (0.0, 0.0, "")
+            elapsed, cpu, error = self.run(argv, env)
+            if error:
+                row.error = error
+                print(f"  ! {row.label}: {error}", file=sys.stderr)
+                return row
+            if i >= 0:
+                row.times.append(elapsed)
+                row.cpu.append(cpu)
+                if paired:
+                    row.base.append(base)
+                    row.base_cpu.append(base_cpu)
+            if i == -warmup and elapsed > SLOW_SECONDS and runs > SLOW_RUNS:
+                runs = SLOW_RUNS
+                row.note = f"over {SLOW_SECONDS:g} s per run: {SLOW_RUNS} runs, not {self.repeats}"
+            i += 1
+        print(f"  {row.label} [{row.where}]: {row.median * 1000:.1f} ms", file=sys.stderr)
+        return row
+
+    def text(self, i: int, lead: str) -> str:
+        words = [RUN_WORDS[(i * 7 + k * 13 + len(lead)) % len(RUN_WORDS)] for k in range(4)]
+        return f"{lead} {words[0]} {words[1]} for the {words[2]} {words[3]} path {i + 100}"
+
+    def generate(self, root: Path, n: int, jsonl: Path | None = None) -> float:
+        argv = [PY, str(GEN), str(root), "--n", str(n)]
+        if jsonl is not None:
+            argv += ["--jsonl", str(jsonl)]
+        started = time.perf_counter()
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, cwd=self.cwd)
+        return time.perf_counter() - started
+
+    def recall_argv(self) -> tuple[list[str], str]:
+        """The real ``lore recall`` if registered; else a provisional in-process registration."""
+        probe = subprocess.run(
+            [str(LORE), "recall", "--help"], capture_output=True, stdin=subprocess.DEVNULL
+        )
+        if probe.returncode == 0:
+            return [str(LORE), "recall"], ""
+        code = (
+            "from lore.cli import LAZY_COMMANDS, main;"
+            "LAZY_COMMANDS.setdefault('recall', ('recall:recall_cmd', ''));"
+            "import sys; main(sys.argv[1:])"
+        )
+        return [PY, "-c", code, "recall"], "PROVISIONAL: `recall` not registered in lore.cli yet"
+
+    # -- sections -------------------------------------------------------------------
+
+    def baseline(self) -> None:
+        sec = Section(
+            "1. Python start-up",
+            "The baseline every ratio divides by, and what importing the CLI costs on top. "
+            "Every other row runs `python -c pass` beside each of its runs and divides by the "
+            "median of those (×py), so a change in the machine's load during the run cancels "
+            "out.",
+        )
+        env = self.env(self.fresh("empty"))
+        self.base_row = self.measure(
+            Row("python -c pass", "—"),
+            lambda i: ([PY, "-c", "pass"], env),
+            self.base_repeats,
+            3,
+            paired=False,
+        )
+        sec.rows.append(self.base_row)
+        for code in ("import click", "import lore.cli"):
+            sec.rows.append(
+                self.measure(
+                    Row(f'python -c "{code}"', "—"),
+                    lambda i, c=code: ([PY, "-c", c], env),  # type: ignore[misc]
+                    self.repeats,
+                )
+            )
+        self.sections.append(sec)
+
+    @property
+    def base(self) -> float:
+        return self.base_row.median
+
+    def cli_basics(self) -> None:
+        sec = Section(
+            "2. `lore --help`, `lore --version`",
+            "Start-up of the CLI itself (no target of its own; it is the floor of every "
+            "command below).",
+        )
+        env = self.env(self.fresh("empty"))
+        for args in (["--help"], ["--version"]):
+            sec.rows.append(
+                self.measure(
+                    Row("lore " + " ".join(args), "empty root"),
+                    lambda i, a=args: ([str(LORE), *a], env),  # type: ignore[misc]
+                    self.repeats,
+                )
+            )
+        self.sections.append(sec)
+
+    def captures(self, small: Path, big: Path) -> None:
+        sec = Section(
+            "3. Capture",
+            "Target: within 5× bare Python start-up. Each run writes a new record with a "
+            "different text. `remember` makes a decision, so the near-duplicate check "
+            "(rapidfuzz over every active decision) runs; `fail` counts failures of its type "
+            "for the Rule-of-Three hint.",
+        )
+        big_env = self.env(big)
+
+        def on_empty(args: Callable[[int], list[str]]) -> Make:
+            return lambda i: ([str(LORE), *args(i)], self.env(self.fresh("empty")))
+
+        cases: list[tuple[str, str, Make]] = [
+            (
+                'lore capture "<text>"',
+                "empty root",
+                on_empty(lambda i: ["capture", self.text(i, "Noticed")]),
+            ),
+            (
+                'lore capture "<text>"',
+                f"{self.n:,} records",
+                lambda i: ([str(LORE), "capture", self.text(i, "Noticed")], big_env),
+            ),
+            (
+                'lore remember "<text>"',
+                "100 records",
+                lambda i: ([str(LORE), "remember", self.text(i, "Adopt")], self.env(small)),
+            ),
+            (
+                'lore remember "<text>"',
+                f"{self.n:,} records",
+                lambda i: ([str(LORE), "remember", self.text(i, "Adopt")], big_env),
+            ),
+            (
+                'lore fail T "<message>"',
+                "empty root",
+                on_empty(lambda i: ["fail", "NonZeroExit", self.text(i, "pytest exited 1:")]),
+            ),
+            (
+                'lore fail T "<message>"',
+                f"{self.n:,} records",
+                lambda i: (
+                    [str(LORE), "fail", "NonZeroExit", self.text(i, "pytest exited 1:")],
+                    big_env,
+                ),
+            ),
+        ]
+        for label, where, make in cases:
+            sec.rows.append(self.measure(Row(label, where, target=5.0), make, self.repeats))
+        self.sections.append(sec)
+
+    def imports(self, jsonl: Path) -> None:
+        target = 15.0 * self.n / 100_000
+        sec = Section(
+            f"4. `lore import` of {self.n:,} records",
+            f"The generated JSONL of mixed kinds (`lore export` shape, ids and timestamps "
+            f"included) into an empty root. Target: under {target:g} s"
+            + (" (15 s scaled to N)." if self.quick else "."),
+        )
+        row = Row(f"lore import <{self.n // 1000}k lines>", "empty root", target=target)
+        row.absolute = True
+
+        def make(i: int) -> tuple[list[str], dict[str, str]]:
+            return [str(LORE), "import", str(jsonl)], self.env(self.fresh("import"))
+
+        self.measure(row, make, self.import_repeats, warmup=0, paired=False)
+        if row.times:
+            row.note = _join(row.note, f"{self.n / row.median:,.0f} records/s")
+        sec.rows.append(row)
+        self.sections.append(sec)
+
+    def reads(self, big: Path) -> None:
+        recall, provisional = self.recall_argv()
+        sec = Section(
+            f"5. Reading the {self.n:,}-record store",
+            "`lore resume`: target within 10× bare start-up. `lore recall` with a warm index: "
+            "within 20×. The cold index build (the first recall after the store was generated; "
+            "repeats delete the index first) is reported without a target.",
+        )
+        env = self.env(big)
+        index_dirs = lambda: list(Path(env["LORE_CACHE_DIR"]).glob("*/index"))  # noqa: E731
+
+        def cold(i: int) -> tuple[list[str], dict[str, str]]:
+            for path in index_dirs():
+                shutil.rmtree(path)
+            return [*recall, QUESTION], env
+
+        row = self.measure(
+            Row(f'lore recall "{QUESTION}"', "cold index"), cold, self.cold_repeats, warmup=0
+        )
+        row.note = _join(row.note, "index build + query", provisional)
+        sec.rows.append(row)
+        row = self.measure(
+            Row(f'lore recall "{QUESTION}"', "warm index", target=20.0),
+            lambda i: ([*recall, QUESTION], env),
+            self.repeats,
+        )
+        row.note = _join(row.note, provisional)
+        sec.rows.append(row)
+        sec.rows.append(
+            self.measure(
+                Row("lore resume", f"{self.n:,} records", target=10.0),
+                lambda i: ([str(LORE), "resume"], env),
+                self.repeats,
+            )
+        )
+        self.sections.append(sec)
+        self.recall = recall
+
+    def modules(self, big: Path) -> None:
+        """Which heavy modules each command imports, and its top imports by cost."""
+        probe = (
+            "import os, sys\n"
+            "sys.argv = ['lore', *os.environ['BENCH_ARGV'].split('\\x1f')]\n"
+            "from lore.cli import LAZY_COMMANDS, main\n"
+            "LAZY_COMMANDS.setdefault('recall', ('recall:recall_cmd', ''))\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "mods = sorted(m for m in sys.modules if '.' not in m)\n"
+            "with open(os.environ['BENCH_OUT'], 'w') as f:\n"
+            "    f.write('\\n'.join(mods))\n"
+        )
+        cases = [
+            (["--help"], None),
+            (["--version"], None),
+            (["capture", "Noticed the probe path"], None),
+            (["remember", "Adopt the probe path for the heron"], big),
+            (["fail", "NonZeroExit", "probe exited 1"], None),
+            (["resume"], big),
+            (["recall", QUESTION], big),
+        ]
+        lines = [
+            "| Command | Store | networkx | rapidfuzz | rich | ruamel | Modules | "
+            "Heaviest imports (cumulative ms, `-X importtime`) |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        ]
+        self.help_heavy: list[str] = []
+        trees: list[str] = []
+        for args, store in cases:
+            out = self.tmp / f"modules-{self.counter}.json"
+            env = self.env(store or self.fresh("empty"))
+            env.update(BENCH_ARGV="\x1f".join(args), BENCH_OUT=str(out))
+            proc = subprocess.run(
+                [PY, "-X", "importtime", "-c", probe],
+                capture_output=True,
+                env=env,
+                cwd=self.cwd,
+                stdin=subprocess.DEVNULL,
+            )
+            loaded = set(out.read_text().split()) if out.is_file() else set()
+            heavy = [m for m in HEAVY if m in loaded]
+            if args == ["--help"]:
+                self.help_heavy = heavy
+            stderr = proc.stderr.decode(errors="replace")
+            top = _top_imports(stderr)
+            marks = " | ".join("**yes**" if m in heavy else "no" for m in HEAVY)
+            shown = "lore " + " ".join(a if " " not in a else '"…"' for a in args)
+            where = f"{self.n:,} records" if store else "empty root"
+            lines.append(f"| `{shown}` | {where} | {marks} | {len(loaded)} | {top} |")
+            trees.append(
+                f"<details><summary><code>{shown}</code>: imports over {TREE_MS:g} ms "
+                f"(cumulative, nested)</summary>\n\n```\n{_import_tree(stderr)}\n```\n"
+                "</details>"
+            )
+        verdict = "PASS" if "networkx" not in self.help_heavy else "FAIL"
+        self.sections.append(
+            Section(
+                "6. Heavy imports",
+                "Each command run in-process (`from lore.cli import main`) under "
+                "`python -X importtime`; *Modules* counts top-level modules in `sys.modules` "
+                f"afterwards. Target: `lore --help` imports no networkx: **{verdict}**. "
+                "`-X importtime` inflates import times (about 1.5×); compare them with each "
+                "other, not with the wall-clock rows.",
+                extra="\n".join(lines) + "\n\n" + "\n\n".join(trees),
+            )
+        )
+
+    # -- profiles of failed targets -------------------------------------------------
+
+    def profile(self, argv: list[str], env: dict[str, str], title: str) -> None:
+        out = self.tmp / f"profile-{self.counter}.prof"
+        self.counter += 1
+        subprocess.run(
+            [PY, "-m", "cProfile", "-o", str(out), *argv],
+            capture_output=True,
+            env=env,
+            cwd=self.cwd,
+            stdin=subprocess.DEVNULL,
+        )
+        if out.is_file():
+            self.profiles.append((title, _profile_table(out)))
+
+
+def _join(*parts: str) -> str:
+    return "; ".join(p for p in parts if p)
+
+
+def _top_imports(stderr: str, count: int = 4) -> str:
+    """The costliest top-level imports from ``-X importtime`` output."""
+    found: dict[str, int] = {}
+    for line in stderr.splitlines():
+        if not line.startswith("import time:") or "|" not in line:
+            continue
+        parts = line.split("|")
+        name = parts[2]
+        if not parts[1].strip().isdigit() or name.startswith("  "):
+            continue  # the header, or a nested import
+        name = name.strip()
+        found[name] = found.get(name, 0) + int(parts[1])
+    top = sorted(found.items(), key=lambda item: -item[1])[:count]
+    return ", ".join(f"{name} {us / 1000:.0f}" for name, us in top)
+
+
+def _import_tree(stderr: str, min_ms: float = 0.0, depth: int = 4) -> str:
+    """The ``-X importtime`` tree cut to imports over ``min_ms`` (default TREE_MS)."""
+    min_us = (min_ms or TREE_MS) * 1000
+    out = []
+    for line in stderr.splitlines():
+        if not line.startswith("import time:") or "|" not in line:
+            continue
+        parts = line.split("|")
+        if not parts[1].strip().isdigit():
+            continue
+        name = parts[2].rstrip()
+        level = (len(name) - len(name.lstrip())) // 2
+        if int(parts[1]) >= min_us and level < depth:
+            out.append(f"{int(parts[1]) / 1000:7.1f} ms  {'  ' * level}{name.strip()}")
+    return "\n".join(out)
+
+
+def _short(path: str) -> str:
+    for prefix in (str(REPO) + "/", "site-packages/"):
+        if prefix in path:
+            path = path.split(prefix, 1)[1]
+    return path.replace(str(Path(sys.base_prefix)), "<py>")
+
+
+def _profile_table(path: Path, count: int = 14) -> str:
+    stats = pstats.Stats(str(path)).stats  # type: ignore[attr-defined]
+    total = max(ct for (_, _, _, ct, _) in stats.values())
+    skip = ("click/", "<frozen", "bin/lore", "lore/cli/__init__.py", "cProfile", "runpy")
+    rows = []
+    for (file, line, func), (_, calls, own, cum, _) in stats.items():
+        if any(s in file for s in skip) or func == "<built-in method builtins.exec>":
+            continue
+        rows.append((cum, own, calls, f"{_short(file)}:{line}({func})"))
+    rows.sort(reverse=True)
+    lines = [f"total {total:.2f} s under cProfile", "   cum s   own s     calls  function"]
+    for cum, own, calls, name in rows[:count]:
+        lines.append(f"{cum:8.2f} {own:7.2f} {calls:9d}  {name}")
+    by_own = sorted(rows, key=lambda r: -r[1])[:6]
+    lines.append("top by own time:")
+    for cum, own, calls, name in by_own:
+        lines.append(f"{cum:8.2f} {own:7.2f} {calls:9d}  {name}")
+    return "\n".join(lines)
+
+
+def fsync_cost(directory: Path, count: int = 50) -> float:
+    """Milliseconds to write, fsync and fsync the directory of one small file."""
+    started = time.perf_counter()
+    for i in range(count):
+        with open(directory / f"f{i}", "wb") as handle:
+            handle.write(b"x" * 400)
+            handle.flush()
+            os.fsync(handle.fileno())
+        fd = os.open(directory, os.O_RDONLY)
+        os.fsync(fd)
+        os.close(fd)
+    return (time.perf_counter() - started) / count * 1000
+
+
+def filesystem(path: Path) -> str:
+    best = ("?", "")
+    try:
+        with open("/proc/mounts", encoding="utf-8") as mounts:
+            for line in mounts:
+                parts = line.split()
+                if str(path).startswith(parts[1]) and len(parts[1]) >= len(best[1]):
+                    best = (parts[2], parts[1])
+    except OSError:
+        pass
+    return best[0]
+
+
+def machine_facts(bench: Bench) -> dict[str, str]:
+    cpu = platform.processor() or platform.machine()
+    with_model = Path("/proc/cpuinfo")
+    if with_model.is_file():
+        for line in with_model.read_text(errors="replace").splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    pyver = subprocess.run(
+        [PY, "-c", "import platform; print(platform.python_version())"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    version = subprocess.run(
+        [str(LORE), "--version"], capture_output=True, text=True, stdin=subprocess.DEVNULL
+    ).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    return {
+        "Date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "CPUs (os.cpu_count())": str(os.cpu_count()),
+        "CPU": cpu,
+        "OS": platform.platform(),
+        "Python": f"{pyver} ({PY})",
+        "lore": f"{version}, commit {commit or '?'}{' + uncommitted changes' if dirty else ''}",
+        "Load average at start (1/5/15 min)": " / ".join(f"{x:.2f}" for x in os.getloadavg()),
+        "Temp dir": f"{bench.tmp.parent} ({filesystem(bench.tmp)}); small file + dir fsync "
+        f"{fsync_cost(bench.fresh('fsync')):.1f} ms",
+    }
+
+
+def render(bench: Bench, elapsed: float) -> str:
+    base = bench.base
+    out = [
+        "# Benchmarks",
+        "",
+        "<!-- Generated by bench/run.py: edit that script, not this file. -->",
+        "",
+    ]
+    if bench.quick:
+        out += [
+            "> **Quick smoke run** (`--quick`: 10k records, 5 repeats): not the reference "
+            "numbers. Run `python bench/run.py` for those.",
+            "",
+        ]
+    out += [
+        "Reproduce: `python bench/run.py` (`--quick` for a smoke run); see `bench/README.md`.",
+        f"The whole run took {elapsed / 60:.1f} min.",
+        "",
+        "| Machine | |",
+        "| --- | --- |",
+    ]
+    out += [f"| {k} | {v} |" for k, v in bench.facts.items()]
+    out.append("| Load average at end | " + " / ".join(f"{x:.2f}" for x in os.getloadavg()) + " |")
+    out += [
+        "",
+        f"Times are wall-clock medians of separate processes (`lore` = `{LORE.relative_to(REPO)}`"
+        f", stdin from /dev/null, NO_COLOR=1, fresh LORE_DATA_DIR/LORE_CACHE_DIR in a temp "
+        f"dir, cwd outside any git repository). Start-up rows: {bench.repeats} runs after one "
+        f"warm-up, each beside a run of `python -c pass`; *py ms* is the median of those and "
+        f"×py = median / py ms (the PASS/FAIL ratio). *CPU ms* is the median user+sys time "
+        f"of the process and ×py CPU its ratio to the baseline's: it moves much less than "
+        f"wall time when other work loads the machine. Baseline alone: {bench.base_repeats} "
+        f"runs, median {base * 1000:.1f} ms.",
+        f"The {bench.n:,}-record store is generated by `bench/gen_store.py` ({bench.facts_store}).",
+        "",
+    ]
+    for sec in sorted(bench.sections, key=lambda s: s.title):
+        out += [f"## {sec.title}", "", sec.intro, ""]
+        if sec.rows:
+            out += [
+                "| Command | Store | Runs | Median ms | Min–max ms | CPU ms | py ms | ×py "
+                "| ×py CPU | Target | Result |",
+                "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
+            ]
+            for row in sec.rows:
+                out.append(_row(row, bench))
+            notes = [f"- {r.label} ({r.where}): {r.note}" for r in sec.rows if r.note]
+            errors = [f"- {r.label} ({r.where}): `{r.error}`" for r in sec.rows if r.error]
+            out += ["", *notes, *errors] if notes or errors else []
+            out.append("")
+        if sec.extra:
+            out += [sec.extra, ""]
+    if bench.profiles:
+        out += [
+            "## Profiles of the failed targets",
+            "",
+            "One run of each under `python -m cProfile` (profiling inflates Python-heavy code; "
+            "compare shares, not absolute times). Lore code and libraries; click and the "
+            "import machinery are left out.",
+            "",
+        ]
+        for title, table in bench.profiles:
+            out += [f"### {title}", "", "```", table, "```", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _row(row: Row, bench: Bench) -> str:
+    cmd = f"`{row.label}`"
+    runs = len(row.times)
+    if row.error:
+        return f"| {cmd} | {row.where} | {runs} | — | — | — | — | — | — | — | **ERROR** |"
+    med, lo, hi = (x * 1000 for x in (row.median, min(row.times), max(row.times)))
+    cpu = statistics.median(row.cpu) * 1000
+    py = f"{statistics.median(row.base) * 1000:.1f}" if row.base else "—"
+    if row.absolute:
+        target, ratio, cpu_ratio = f"< {row.target:g} s", "—", "—"
+    else:
+        target = f"≤ {row.target:g}×" if row.target else "—"
+        ratio = f"{row.ratio(bench.base):.1f}"
+        base_cpu = statistics.median(row.base_cpu or bench.base_row.cpu)
+        cpu_ratio = f"{cpu / 1000 / base_cpu:.1f}"
+    verdict = {True: "PASS", False: "**FAIL**", None: "—"}[row.passed(bench.base)]
+    return (
+        f"| {cmd} | {row.where} | {runs} | {med:,.1f} | {lo:,.0f}–{hi:,.0f} | {cpu:,.1f} "
+        f"| {py} | {ratio} | {cpu_ratio} | {target} | {verdict} |"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Run lore's speed benchmarks.")
+    parser.add_argument("--quick", action="store_true", help="smaller N, fewer repeats")
+    parser.add_argument("--out", type=Path, default=DOC, help=f"report (default {DOC})")
+    parser.add_argument("--keep", action="store_true", help="keep the temp dir")
+    parser.add_argument("--no-profile", action="store_true", help="skip profiling failures")
+    args = parser.parse_args(argv)
+    if not LORE.is_file():
+        print(f"bench: {LORE} not found; run ./install.sh --dev first", file=sys.stderr)
+        return 1
+    started = time.perf_counter()
+    tmp = Path(tempfile.mkdtemp(prefix="lore-bench-"))
+    bench = Bench(args.quick, tmp)
+    try:
+        bench.facts = machine_facts(bench)
+        print(f"bench: {bench.n:,} records, temp dir {tmp}", file=sys.stderr)
+        bench.baseline()
+        bench.cli_basics()
+        small, big, jsonl = tmp / "small", tmp / "big", tmp / "import.jsonl"
+        bench.generate(small, 100)
+        seconds = bench.generate(big, bench.n, jsonl)
+        bench.facts_store = f"{seconds:.0f} s to generate the store and the JSONL"
+        print(f"  generated {bench.n:,}-record store in {seconds:.1f} s", file=sys.stderr)
+        bench.reads(big)  # first, so the first recall really is the cold build
+        bench.captures(small, big)
+        bench.imports(jsonl)
+        bench.modules(big)
+        if not args.no_profile:
+            profile_failures(bench, jsonl)
+        elapsed = time.perf_counter() - started
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(render(bench, elapsed), encoding="utf-8")
+        print(f"bench: wrote {args.out} in {elapsed / 60:.1f} min", file=sys.stderr)
+    finally:
+        if args.keep:
+            print(f"bench: kept {tmp}", file=sys.stderr)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+def profile_failures(bench: Bench, jsonl: Path) -> None:
+    """cProfile one more run of every command whose target failed."""
+    for sec in bench.sections:
+        for row in sec.rows:
+            if row.passed(bench.base) is not False or row.make is None:
+                continue
+            title = f"{row.label} ({row.where})"
+            if row.absolute:  # the import: a tenth of the lines (same mix), fresh root
+                sample = bench.tmp / "sample.jsonl"
+                lines = jsonl.read_bytes().splitlines(keepends=True)[::10]
+                sample.write_bytes(b"".join(lines))
+                argv = [str(LORE), "import", str(sample)]
+                env = bench.env(bench.fresh("import"))
+                title = f"lore import of {len(lines):,} lines (every 10th line), empty root"
+            else:
+                argv, env = row.make(PROFILE_RUN)
+            print(f"  profiling {title}", file=sys.stderr)
+            bench.profile(argv, env, title)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

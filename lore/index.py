@@ -1,0 +1,956 @@
+"""The derived search index (build, load, refresh, rebuild) and the recall history.
+
+Both live in the machine-local folder ``store.root.local`` (never in the data root, never
+committed). The index is fingerprinted against every source file, so a change is visible
+to the next query; deleting it, or a corrupt or old-format file, just means a rebuild.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+import re
+import stat
+import sys
+from array import array
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from lore import search
+from lore.errors import LoreError
+from lore.model import Dir, Log, Record, kind_class
+from lore.paths import DataRoot
+from lore.store import REVISE, Store, fold, read_document
+
+INDEX_SCHEMA = 2
+MAGIC = b"LOREIDX\x00"
+SEARCH_KINDS = (
+    "decision",
+    "pattern",
+    "anti-pattern",
+    "failure",
+    "observation",
+    "evidence",
+    "goal",
+    "session",
+    "concept",
+)
+TAIL_BYTES = 4096  # an appended log is trusted when the bytes before the old end are unchanged
+COMPACT_MIN_DEAD = 1000
+COMPACT_DEAD_SHARE = 0.25
+COUNTS_FILE = "recall-counts.json"
+
+# Per-record columns and their array typecodes: time (epoch seconds), project code,
+# static importance, weighted length, the creation line's byte offset and length (logs;
+# -1 for documents) and the failure group (error type) code.
+_ARRAYS = {"ts": "d", "proj": "I", "imp": "f", "dl": "I", "off": "q", "ln": "I", "grp": "I"}
+
+
+def index_path(root: DataRoot) -> Path:
+    return root.local / "index" / "index.bin"
+
+
+def _header() -> bytes:
+    # marshal's format belongs to one Python version: a different one means a rebuild.
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    return MAGIC + f"{INDEX_SCHEMA} {version} {sys.byteorder}\n".encode()
+
+
+def _digest(data: bytes) -> bytes:
+    import hashlib  # only when a log changed: a warm query never needs it
+
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _unpack(data: bytes, code: str = "I") -> array:
+    column = array(code)
+    column.frombytes(data)
+    return column
+
+
+class Index:
+    """Per-record metadata in columns, and term -> (record, weighted count) postings.
+
+    On disk: a header, the marshalled metadata, then every term's postings packed in
+    one blob that a query reads term by term (memory-mapped), never as a whole.
+    """
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.sources: dict[str, dict[str, Any]] = {}
+        self._ids: list[str] | None = []  # None: not split from _ids_text yet
+        self._ids_text = ""
+        self._ids_at = array("I")  # where each id starts in _ids_text
+        self.kinds = bytearray()
+        self.hidden = bytearray()
+        self.ts = array("d")
+        self.proj = array("I")
+        self.imp = array("f")
+        self.dl = array("I")
+        self.off = array("q")
+        self.ln = array("I")
+        self.grp = array("I")
+        self.projects: list[str | None] = [None]
+        self.groups: list[str] = [""]
+        self.revs: dict[int, list[tuple[int, int]]] = {}
+        self.files: dict[int, str] = {}  # documents whose file name is not <id><suffix>
+        self.replaced: dict[int, str] = {}
+        self.tags: dict[str, Any] = {}
+        self.vocab: dict[str, tuple[int, int]] = {}  # term -> (offset, bytes) in the blob
+        self.blob: Any = b""
+        self.fresh: dict[str, array] = {}  # postings changed since the blob was written
+        self.dead: set[int] = set()
+        self._terms: list[str] | None = None
+        self._codes: dict[str, dict[Any, int]] = {}
+        self._by_id: dict[str, int] | None = None
+        self._group_counts: list[int] | None = None
+        self.changed = False
+
+    # -- persistence -------------------------------------------------------------------
+
+    def dumps(self) -> bytes:
+        chunks: list[bytes] = []
+        vocab: dict[str, tuple[int, int]] = {}
+        offset = 0
+        for term in self.vocabulary():
+            column = self.fresh.get(term)
+            if column is not None:
+                data = column.tobytes()
+            else:
+                start, size = self.vocab[term]
+                data = bytes(self.blob[start : start + size])
+            if data:
+                vocab[term] = (offset, len(data))
+                chunks.append(data)
+                offset += len(data)
+        meta = {
+            "root": self.root,
+            "sources": self.sources,
+            **self._packed_ids(),
+            "group_counts": self._live_groups(),
+            "kinds": bytes(self.kinds),
+            "hidden": bytes(self.hidden),
+            **{name: getattr(self, name).tobytes() for name in _ARRAYS},
+            "projects": self.projects,
+            "groups": self.groups,
+            "revs": self.revs,
+            "files": self.files,
+            "replaced": self.replaced,
+            "tags": {k: v if isinstance(v, bytes) else v.tobytes() for k, v in self.tags.items()},
+            "vocab": vocab,
+            "dead": self.dead,
+        }
+        packed = marshal.dumps(meta)
+        return b"".join([_header(), len(packed).to_bytes(8, "little"), packed, *chunks])
+
+    @classmethod
+    def loads(cls, data: Any, root: str) -> Index | None:
+        """An index from ``dumps`` output (bytes or a memory map), or None if unusable."""
+        header = _header()
+        start = len(header) + 8
+        if len(data) < start or bytes(data[: len(header)]) != header:
+            return None
+        size = int.from_bytes(data[len(header) : start], "little")
+        try:
+            meta = marshal.loads(data[start : start + size])
+            if meta["root"] != root:
+                return None
+            index = cls(root)
+            index.sources = meta["sources"]
+            index._ids, index._ids_text = None, meta["ids"]
+            index._ids_at = _unpack(meta["ids_at"])
+            index._group_counts = meta["group_counts"]
+            index.kinds = bytearray(meta["kinds"])
+            index.hidden = bytearray(meta["hidden"])
+            for name, code in _ARRAYS.items():
+                setattr(index, name, _unpack(meta[name], code))
+            for name in ("projects", "groups", "revs", "files", "replaced", "tags", "vocab"):
+                setattr(index, name, meta[name])
+            index.dead = meta["dead"]
+            index.blob = memoryview(data)[start + size :]
+            n = len(index.kinds)
+            columns = (*_ARRAYS, "hidden", "_ids_at")
+            if not all(len(getattr(index, c)) == n for c in columns):
+                return None
+            if any(o + s > len(index.blob) for o, s in index.vocab.values()):
+                return None
+            if len(index._group_counts) != len(index.groups):
+                return None
+        except (EOFError, ValueError, TypeError, KeyError, AttributeError):
+            return None
+        return index
+
+    # -- reading -----------------------------------------------------------------------
+
+    @property
+    def ids(self) -> list[str]:
+        """Every record's id, by record number (split from one string on first use)."""
+        if self._ids is None:
+            self._ids = self._ids_text.split("\n") if self._ids_text else []
+        return self._ids
+
+    @ids.setter
+    def ids(self, value: list[str]) -> None:
+        self._ids = value
+
+    def id_of(self, doc: int) -> str:
+        """One record's id, without splitting them all."""
+        if self._ids is not None:
+            return self._ids[doc]
+        start = self._ids_at[doc]
+        end = self._ids_at[doc + 1] - 1 if doc + 1 < len(self._ids_at) else len(self._ids_text)
+        return self._ids_text[start:end]
+
+    def _packed_ids(self) -> dict[str, Any]:
+        if self._ids is None:
+            return {"ids": self._ids_text, "ids_at": self._ids_at.tobytes()}
+        starts, at = array("I"), 0
+        for rid in self._ids:
+            starts.append(at)
+            at += len(rid) + 1
+        return {"ids": "\n".join(self._ids), "ids_at": starts.tobytes()}
+
+    def _live_groups(self) -> list[int]:
+        if self._group_counts is None:
+            counts = [0] * len(self.groups)
+            for group, count in Counter(self.grp).items():
+                counts[group] = count
+            for doc in self.dead:
+                counts[self.grp[doc]] -= 1
+            self._group_counts = counts
+        return self._group_counts
+
+    def group_count(self, group: int) -> int:
+        """How many live failures share the group (error type) ``group``."""
+        return self._live_groups()[group]
+
+    @property
+    def size(self) -> int:
+        return len(self.kinds) - len(self.dead)
+
+    def total_length(self) -> int:
+        return sum(self.dl) - sum(self.dl[d] for d in self.dead)
+
+    def vocabulary(self) -> list[str]:
+        """Every term, sorted."""
+        if self._terms is None:
+            if self.fresh and not self.fresh.keys() <= self.vocab.keys():
+                self._terms = sorted(self.vocab.keys() | self.fresh.keys())
+            else:
+                self._terms = list(self.vocab)  # written in sorted order
+        return self._terms
+
+    def postings_of(self, term: str) -> array | None:
+        """``array('I')`` of alternating record number and weighted term count."""
+        column = self.fresh.get(term)
+        if column is not None:
+            return column
+        where = self.vocab.get(term)
+        if where is None:
+            return None
+        return _unpack(self.blob[where[0] : where[0] + where[1]])
+
+    def tagged(self, tag: str) -> set[int]:
+        value = self.tags.get(tag)
+        if value is None:
+            return set()
+        return set(_unpack(value) if isinstance(value, bytes) else value) - self.dead
+
+    def code(self, table: str, name: Any) -> int:
+        """The code of ``name`` in ``projects`` or ``groups`` (-1 if absent)."""
+        codes = self._codes.get(table)
+        if codes is None:
+            codes = self._codes[table] = {p: i for i, p in enumerate(getattr(self, table))}
+        return codes.get(name, -1)
+
+    def _intern(self, table: str, name: Any) -> int:
+        found = self.code(table, name)
+        if found < 0:
+            values = getattr(self, table)
+            found = len(values)
+            values.append(name)
+            self._codes[table][name] = found
+        return found
+
+    def project_code(self, name: str | None) -> int:
+        return self.code("projects", name)
+
+    def group_of(self, doc: int) -> str:
+        return self.groups[self.grp[doc]]
+
+    def by_id(self) -> dict[str, int]:
+        if self._by_id is None:
+            dead = self.dead
+            self._by_id = {rid: i for i, rid in enumerate(self.ids) if i not in dead}
+        return self._by_id
+
+    def kind_of(self, doc: int) -> str:
+        return SEARCH_KINDS[self.kinds[doc]]
+
+    def fetch(self, store: Store, doc: int) -> Record:
+        """The full record behind ``doc``, read from its own lines or file only."""
+        cls = kind_class(self.kind_of(doc))
+        location = store.location(cls)
+        record: Record | None = None
+        with contextlib.suppress(OSError, ValueError, KeyError, LoreError):
+            storage = cls.KIND.storage
+            if isinstance(storage, Log):
+                spans = [(self.off[doc], self.ln[doc]), *self.revs.get(doc, ())]
+                rows = []
+                with open(location, "rb") as handle:
+                    for offset, length in spans:
+                        handle.seek(offset)
+                        rows.append((offset, orjson.loads(handle.read(length))))
+                states, _ = fold(rows, str(location))
+                record = cls.from_dict(states[self.id_of(doc)])
+            elif isinstance(storage, Dir):
+                name = self.files.get(doc) or self.id_of(doc) + storage.suffix
+                record = cls.from_dict(read_fast(location / name))
+                record.id = record.id or name[: -len(storage.suffix)]
+        if record is None or record.id != self.id_of(doc):
+            return store.get(self.id_of(doc))  # the file moved under us: the slow, sure way
+        return record
+
+    # -- writing -----------------------------------------------------------------------
+
+    def _add(self, record: Record, span: tuple[int, int], revs: list[tuple[int, int]]) -> int:
+        if not isinstance(record.id, str) or not record.id or "\n" in record.id:
+            return -1  # the store skips it too, or validate reports it
+        doc = len(self.kinds)
+        kind = record.KIND
+        counts: dict[str, int] = defaultdict(int)
+        length = 0
+        for name in (kind.title, *(f for f in kind.search if f != kind.title)):
+            value = getattr(record, name, None)
+            weight = search.TITLE_WEIGHT if name == kind.title else 1
+            texts = [value] if isinstance(value, str) else value if isinstance(value, list) else ()
+            for text in texts:
+                if isinstance(text, str):
+                    for term in search.terms(text):
+                        counts[term] += weight
+                        length += weight
+        fresh = self.fresh
+        for term, count in counts.items():
+            column = fresh.get(term)
+            if column is None:
+                column = fresh[term] = self.postings_of(term) or array("I")
+                self._terms = None
+            column.extend((doc, count))
+        for tag in record.tags if isinstance(record.tags, list) else ():
+            if isinstance(tag, str):
+                column = self.tags.get(tag)
+                if column is None or isinstance(column, bytes):
+                    column = self.tags[tag] = _unpack(column or b"")
+                column.append(doc)
+        self.ids.append(record.id)
+        self.kinds.append(SEARCH_KINDS.index(kind.name))
+        self.hidden.append(1 if record.hidden else 0)
+        self.ts.append(_epoch(record.timestamp))
+        project = record.project if isinstance(record.project, str) else None
+        self.proj.append(self._intern("projects", project))
+        self.imp.append(search.importance(kind.name, record.__dict__))
+        self.dl.append(length)
+        self.off.append(span[0])
+        self.ln.append(span[1])
+        group = getattr(record, "error_type", "") if kind.name == "failure" else ""
+        self.grp.append(self._intern("groups", str(group)))
+        if revs:
+            self.revs[doc] = revs
+        replaced_by = getattr(record, "superseded_by", None)
+        if record.hidden and isinstance(replaced_by, str) and replaced_by:
+            self.replaced[doc] = replaced_by
+        if self._by_id is not None:
+            self._by_id[record.id] = doc
+        self._group_counts = None
+        self.changed = True
+        return doc
+
+    def _kill(self, doc: int) -> None:
+        if doc < 0 or doc in self.dead:
+            return
+        self.dead.add(doc)
+        self._group_counts = None
+        if self._by_id is not None and self._by_id.get(self.id_of(doc)) == doc:
+            del self._by_id[self.id_of(doc)]
+        self.changed = True
+
+    def _kill_kind(self, kind: str) -> None:
+        code = SEARCH_KINDS.index(kind)
+        for doc, value in enumerate(self.kinds):
+            if value == code:
+                self._kill(doc)
+
+    def refresh(self, store: Store) -> bool:
+        """Bring the index up to date with the files; True if anything changed."""
+        self.changed = False
+        for kind in SEARCH_KINDS:
+            cls = kind_class(kind)
+            if isinstance(cls.KIND.storage, Log):
+                self._refresh_log(cls, store.location(cls))
+            else:
+                self._refresh_dir(cls, store.location(cls))
+        dead = len(self.dead)
+        if dead >= COMPACT_MIN_DEAD and dead > COMPACT_DEAD_SHARE * len(self.kinds):
+            self.compact()
+        return self.changed
+
+    # -- logs --
+
+    def _refresh_log(self, cls: type[Record], path: Path) -> None:
+        kind = cls.KIND.name
+        source = self.sources.get(kind)
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            if source is None or source.get("fp") is not None:
+                self._kill_kind(kind)
+                self.sources[kind] = {"fp": None}
+                self.changed = True
+            return
+        fp = (st.st_size, st.st_mtime_ns, st.st_ino)
+        if source is not None and source.get("fp") == fp:
+            return
+        if source is not None and source.get("fp"):
+            try:
+                if self._append_log(cls, path, source, fp):
+                    return
+            except (OSError, ValueError, KeyError):  # the file moved under us: read it all
+                pass
+        self._reload_log(cls, path)
+
+    def _reload_log(self, cls: type[Record], path: Path) -> None:
+        kind = cls.KIND.name
+        self._kill_kind(kind)
+        with open(path, "rb") as handle:
+            data = handle.read()
+            st = os.fstat(handle.fileno())
+        rows = _rows(data, 0)
+        states, _ = fold([(offset, obj) for offset, _, obj in rows], str(path))
+        spans, revisions = _spans(rows)
+        for rid, state in states.items():
+            self._add(cls.from_dict(state), spans[rid], revisions.pop(rid, []))
+        self.sources[kind] = _log_source(data, st, len(data), revisions)
+        self.changed = True
+
+    def _append_log(
+        self, cls: type[Record], path: Path, source: dict[str, Any], fp: tuple[int, int, int]
+    ) -> bool:
+        """Index only the lines appended since last time; False when that is not safe."""
+        old_size, _, old_ino = source["fp"]
+        if fp[2] != old_ino or fp[0] <= old_size or not source.get("nl"):
+            return False
+        with open(path, "rb") as handle:
+            start = max(0, old_size - TAIL_BYTES)
+            handle.seek(start)
+            before = handle.read(old_size - start)
+            if _digest(before) != source.get("tail"):
+                return False
+            data = handle.read()
+            st = os.fstat(handle.fileno())
+        if not data.endswith(b"\n"):
+            return False  # a write in progress or a torn line: read it all, carefully
+        rows = _rows(data, old_size)
+        dangling = {k: list(v) for k, v in source.get("dangling", {}).items()}
+        known = self.by_id()
+        creations: dict[str, tuple[int, int]] = {}
+        touched: set[str] = set()
+        for offset, length, obj in rows:
+            rid = obj.get("id")
+            if not isinstance(rid, str) or not rid:
+                continue
+            if obj.get("_op") == REVISE:
+                dangling.setdefault(rid, []).append((offset, length))
+                touched.add(rid)
+            elif rid not in creations and rid not in known:
+                creations[rid] = (offset, length)
+        kind = cls.KIND.name
+        for rid in touched:
+            doc = known.get(rid)
+            if doc is not None and self.kind_of(doc) == kind:
+                spans = [(self.off[doc], self.ln[doc]), *self.revs.get(doc, ()), *dangling.pop(rid)]
+                self._kill(doc)
+                self._add_spans(cls, path, rid, spans, data, old_size)
+        for rid, span in creations.items():
+            self._add_spans(cls, path, rid, [span, *dangling.pop(rid, [])], data, old_size)
+        self.sources[kind] = _log_source(before + data, st, old_size + len(data), dangling)
+        self.changed = True
+        return True
+
+    def _add_spans(
+        self,
+        cls: type[Record],
+        path: Path,
+        rid: str,
+        spans: list[tuple[int, int]],
+        data: bytes,
+        base: int,
+    ) -> None:
+        """Index one record from its lines (``data`` holds those at ``base`` and after)."""
+        rows = []
+        with open(path, "rb") as handle:
+            for offset, length in spans:
+                if offset >= base:
+                    line = data[offset - base : offset - base + length]
+                else:
+                    handle.seek(offset)
+                    line = handle.read(length)
+                rows.append((offset, orjson.loads(line)))
+        states, _ = fold(rows, str(path))
+        if rid in states:
+            self._add(cls.from_dict(states[rid]), spans[0], list(spans[1:]))
+
+    # -- documents --
+
+    def _refresh_dir(self, cls: type[Record], path: Path) -> None:
+        """Re-read the documents whose (size, mtime, inode) moved; drop deleted ones.
+
+        The names are kept in directory order, so an unchanged directory costs one
+        listing and one stat per file (the stat calls are most of a warm query's time).
+        """
+        storage = cls.KIND.storage
+        assert isinstance(storage, Dir)
+        source = self.sources.get(cls.KIND.name) or {"names": [], "fps": b"", "docs": b""}
+        names: list[str] = source["names"]
+        with _Listing(path) as listing:
+            listed = [n for n in listing.names() if n.endswith(storage.suffix)]
+            if listed == names and listing.unchanged(names, _unpack(source["fps"], "q")):
+                return
+            fps, docs = _unpack(source["fps"], "q"), _unpack(source["docs"], "i")
+            old = {name: (tuple(fps[3 * k : 3 * k + 3]), docs[k]) for k, name in enumerate(names)}
+            new_names, new_fps, new_docs = [], array("q"), array("i")
+            for name in listed:
+                st = listing.stat(name)
+                if st is None or not stat.S_ISREG(st.st_mode):
+                    continue
+                fp = (st.st_size, st.st_mtime_ns, st.st_ino)
+                previous = old.pop(name, None)
+                if previous is not None and previous[0] == fp:
+                    doc = previous[1]
+                else:
+                    self._kill(previous[1] if previous is not None else -1)
+                    doc = self._add_document(cls, path / name)
+                new_names.append(name)
+                new_fps.extend(fp)
+                new_docs.append(doc)
+        for _, doc in old.values():
+            self._kill(doc)
+        self.sources[cls.KIND.name] = {
+            "names": new_names,
+            "fps": new_fps.tobytes(),
+            "docs": new_docs.tobytes(),
+        }
+        self.changed = True
+
+    def _add_document(self, cls: type[Record], file: Path) -> int:
+        try:
+            record = cls.from_dict(read_fast(file))
+        except (OSError, ValueError, LoreError):  # unreadable: validate reports it, we skip it
+            return -1
+        suffix = cls.KIND.storage.suffix  # type: ignore[union-attr]
+        record.id = record.id or file.name[: -len(suffix)]
+        doc = self._add(record, (-1, 0), [])
+        if doc >= 0 and file.name != f"{record.id}{suffix}":
+            self.files[doc] = file.name
+        return doc
+
+    # -- maintenance --
+
+    def compact(self) -> None:
+        """Drop dead records and renumber the rest (no data file is re-read)."""
+        keep = [d for d in range(len(self.kinds)) if d not in self.dead]
+        remap = array("i", [-1]) * len(self.kinds)
+        for new, old in enumerate(keep):
+            remap[old] = new
+        self.ids = [self.ids[d] for d in keep]
+        self.kinds = bytearray(self.kinds[d] for d in keep)
+        self.hidden = bytearray(self.hidden[d] for d in keep)
+        for name, code in _ARRAYS.items():
+            column = getattr(self, name)
+            setattr(self, name, array(code, (column[d] for d in keep)))
+        for name in ("revs", "files", "replaced"):
+            mapping = getattr(self, name)
+            setattr(self, name, {remap[d]: v for d, v in mapping.items() if remap[d] >= 0})
+        fresh: dict[str, array] = {}
+        for term in self.vocabulary():
+            column = self.postings_of(term)
+            assert column is not None
+            kept = array("I")
+            for i in range(0, len(column), 2):
+                if remap[column[i]] >= 0:
+                    kept.append(remap[column[i]])
+                    kept.append(column[i + 1])
+            if kept:
+                fresh[term] = kept
+        self.fresh, self.vocab, self.blob = fresh, {}, b""
+        tags: dict[str, Any] = {}
+        for tag, value in self.tags.items():
+            column = _unpack(value) if isinstance(value, bytes) else value
+            kept = array("I", (remap[d] for d in column if remap[d] >= 0))
+            if kept:
+                tags[tag] = kept
+        self.tags = tags
+        for source in self.sources.values():
+            if "docs" in source:
+                docs = _unpack(source["docs"], "i")
+                source["docs"] = array("i", (remap[d] if d >= 0 else -1 for d in docs)).tobytes()
+        self.dead = set()
+        self._terms = None
+        self._by_id = None
+        self._group_counts = None
+        self.changed = True
+
+
+class _Listing:
+    """A directory's file names and their stat results (relative to an open directory
+    descriptor where the platform allows: cheaper than a path lookup per file)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.fd = -1
+
+    def __enter__(self) -> _Listing:
+        if os.stat in os.supports_dir_fd and os.listdir in os.supports_fd:
+            with contextlib.suppress(OSError):
+                self.fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+
+    def names(self) -> list[str]:
+        try:
+            return os.listdir(self.fd if self.fd >= 0 else self.path)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+
+    def stat(self, name: str) -> os.stat_result | None:
+        try:
+            if self.fd >= 0:
+                return os.stat(name, dir_fd=self.fd)
+            return os.stat(self.path / name)
+        except OSError:
+            return None
+
+    def unchanged(self, names: list[str], fps: array) -> bool:
+        """Every file still has the (size, mtime, inode) recorded in ``fps``."""
+        get = self.stat
+        for i, name in enumerate(names):
+            st = get(name)
+            j = 3 * i
+            if (
+                st is None
+                or st.st_mtime_ns != fps[j + 1]
+                or st.st_size != fps[j]
+                or st.st_ino != fps[j + 2]
+            ):
+                return False
+        return True
+
+
+def _epoch(timestamp: Any) -> float:
+    from lore.clock import parse_timestamp
+
+    try:
+        return parse_timestamp(timestamp).timestamp()
+    except (ValueError, TypeError, AttributeError):
+        return 0.0
+
+
+def _rows(data: bytes, base: int) -> list[tuple[int, int, dict[str, Any]]]:
+    """Parseable JSON-object lines as (byte offset, length, object); the rest is skipped
+    exactly as the store's reader skips it."""
+    rows = []
+    loads = orjson.loads
+    pos = base
+    for line in data.split(b"\n"):
+        length = len(line)
+        if length and not line.isspace():
+            try:
+                obj = loads(line)
+            except orjson.JSONDecodeError:
+                obj = None
+            if isinstance(obj, dict):
+                rows.append((pos, length, obj))
+        pos += length + 1
+    return rows
+
+
+def _spans(
+    rows: list[tuple[int, int, dict[str, Any]]],
+) -> tuple[dict[str, tuple[int, int]], dict[str, list[tuple[int, int]]]]:
+    """Each id's creation line and revision lines, as (offset, length)."""
+    creation: dict[str, tuple[int, int]] = {}
+    revisions: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for offset, length, obj in rows:
+        rid = obj.get("id")
+        if not isinstance(rid, str) or not rid:
+            continue
+        if obj.get("_op") == REVISE:
+            revisions[rid].append((offset, length))
+        elif rid not in creation:
+            creation[rid] = (offset, length)
+    return creation, dict(revisions)
+
+
+def _log_source(
+    content_tail: bytes, st: os.stat_result, size: int, dangling: dict[str, Any]
+) -> dict[str, Any]:
+    # A size that disagrees with fstat means the file grew while we read: an impossible
+    # mtime makes the next refresh look again.
+    mtime = st.st_mtime_ns if st.st_size == size else -1
+    return {
+        "fp": (size, mtime, st.st_ino),
+        "tail": _digest(content_tail[-TAIL_BYTES:] if size else b""),
+        "nl": size == 0 or content_tail.endswith(b"\n"),
+        "dangling": dangling,
+    }
+
+
+# --- a fast reader for the YAML lore itself writes ---------------------------------------------
+#
+# ruamel's round-trip loader takes ~10 ms a document: a cold build over thousands of
+# patterns would take minutes. Documents lore writes use a tiny subset of YAML (a flat
+# mapping of plain or quoted scalars, ``[]``, and block lists of scalars), which this
+# reads directly; anything else (comments, nesting, escapes, dates, unusual numbers) is
+# left to ``read_document``, so the result is always what the store itself would read.
+
+_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?: (.*))?")
+_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_FLOAT = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]+")
+_SPECIAL_START = tuple("[]{}#&*!|>%@`,?:-+.0123456789~")
+_ODD_CHARS = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
+_AMBIGUOUS = frozenset({"true", "false", "null", "yes", "no", "on", "off", "y", "n", "~", ""})
+
+
+class _Unsure(Exception):
+    """The fast reader declines: let ruamel read this document."""
+
+
+def read_fast(file: Path) -> dict[str, Any]:
+    """``read_document(file)``, faster for the documents lore writes itself."""
+    if file.suffix == ".yaml":
+        try:
+            return _flat_yaml(file.read_text(encoding="utf-8"))
+        except (_Unsure, UnicodeDecodeError):
+            pass
+    return read_document(file)
+
+
+def _flat_yaml(text: str) -> dict[str, Any]:
+    if _ODD_CHARS.search(text) or text.startswith(("%", "---")):
+        raise _Unsure
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    out: dict[str, Any] = {}
+    i = 0
+    while i < len(lines):
+        match = _KEY_LINE.fullmatch(lines[i].rstrip(" "))
+        if match is None or match.group(1) in out or match.group(1).lower() in _AMBIGUOUS:
+            raise _Unsure
+        key, value = match.group(1), (match.group(2) or "").strip(" ")
+        i += 1
+        block = []
+        while i < len(lines) and lines[i].startswith(" "):
+            block.append(lines[i].rstrip(" "))
+            i += 1
+        if value:
+            rest = [b.strip(" ") for b in block]
+            if any(not r or r.startswith(("- ", "#")) for r in rest):
+                raise _Unsure
+            out[key] = _scalar(" ".join([value, *rest]), rest)
+        elif not block:
+            out[key] = None
+        else:
+            out[key] = _items(block)
+    if not out:
+        raise _Unsure
+    return out
+
+
+def _items(block: list[str]) -> list[Any]:
+    """A block list: of scalars, or of flat one-line ``key: value`` mappings (criteria)."""
+    items: list[list[str]] = []
+    for line in block:
+        if line.startswith("  - ") and line[4:5] != " ":  # (extra spaces move a mapping)
+            items.append([line[4:]])
+        elif line.startswith("    ") and items and not line.lstrip(" ").startswith(("- ", "#")):
+            mapping = _KEY_LINE.fullmatch(items[-1][0]) is not None
+            items[-1].append(line[4:] if mapping else line.strip(" "))
+        else:
+            raise _Unsure  # a nested mapping, a blank line, odd indentation
+    return [
+        _mapping(parts) if _KEY_LINE.fullmatch(parts[0]) else _scalar(" ".join(parts), parts[1:])
+        for parts in items
+    ]
+
+
+def _mapping(lines: list[str]) -> dict[str, Any]:
+    """One list item that is a flat mapping, each ``key: value`` on a line of its own."""
+    out: dict[str, Any] = {}
+    for line in lines:
+        match = _KEY_LINE.fullmatch(line)
+        if match is None or not match.group(2) or match.group(1) in out:
+            raise _Unsure  # a nested value, a continued line, a repeated key
+        if match.group(1).lower() in _AMBIGUOUS:
+            raise _Unsure
+        out[match.group(1)] = _scalar(match.group(2).strip(" "), [])
+    return out
+
+
+def _scalar(value: str, continued: list[str]) -> Any:
+    if value in ("[]", "{}") and not continued:
+        return [] if value == "[]" else {}
+    if value.startswith("'"):
+        inner = value[1:-1] if len(value) > 1 and value.endswith("'") else None
+        if inner is None or "'" in inner.replace("''", ""):
+            raise _Unsure
+        return inner.replace("''", "'")
+    if value.startswith('"'):
+        inner = value[1:-1] if len(value) > 1 and value.endswith('"') else None
+        if inner is None or '"' in inner or "\\" in inner:
+            raise _Unsure
+        return inner
+    if not continued:
+        if value == "null":
+            return None
+        if value in ("true", "false"):
+            return value == "true"
+        if _INT.fullmatch(value):
+            return int(value)
+        if _FLOAT.fullmatch(value):
+            return float(value)
+    if (
+        value.startswith(_SPECIAL_START)
+        or value.lower() in _AMBIGUOUS
+        or ": " in value
+        or " #" in value
+        or value.endswith(":")
+    ):
+        raise _Unsure
+    return value
+
+
+# --- opening ----------------------------------------------------------------------------
+
+
+def load(root: DataRoot) -> Index | None:
+    """The stored index, or None if missing, unreadable or of another format."""
+    import mmap
+
+    try:
+        with open(index_path(root), "rb") as handle:
+            data: Any = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # missing, unreadable, or empty (mmap refuses 0 bytes)
+        return None
+    return Index.loads(data, str(root.path))
+
+
+def save(index: Index, root: DataRoot) -> bool:
+    """Write the index atomically; best effort (a read-only cache only costs speed)."""
+    from lore.storage.atomic import atomic_write
+
+    try:
+        atomic_write(index_path(root), index.dumps())
+    except OSError:
+        return False
+    index.changed = False
+    return True
+
+
+def open_index(store: Store) -> Index:
+    """The index, brought up to date with the files (and saved if that changed it)."""
+    index = load(store.root)
+    if index is None:
+        index = Index(str(store.path))
+        index.refresh(store)
+        save(index, store.root)
+    elif index.refresh(store):
+        save(index, store.root)
+    return index
+
+
+def rebuild(store: Store) -> Index:
+    """Build the index from nothing but the files, and save it."""
+    index = Index(str(store.path))
+    index.refresh(store)
+    save(index, store.root)
+    return index
+
+
+def status(store: Store) -> dict[str, Any]:
+    """What the stored index holds and whether the files have moved on since (read-only)."""
+    path = index_path(store.root)
+    stored = load(store.root)
+    counts: dict[str, int] = {}
+    fresh = False
+    if stored is not None:
+        for doc, code in enumerate(stored.kinds):
+            if doc not in stored.dead:
+                counts[SEARCH_KINDS[code]] = counts.get(SEARCH_KINDS[code], 0) + 1
+        probe = load(store.root)  # refreshing changes it in memory only
+        fresh = probe is not None and not probe.refresh(store)
+    return {
+        "path": str(path),
+        "exists": path.is_file(),
+        "readable": stored is not None,
+        "fresh": fresh,
+        "schema": INDEX_SCHEMA,
+        "records": stored.size if stored is not None else 0,
+        "terms": len(stored.vocabulary()) if stored is not None else 0,
+        "bytes": path.stat().st_size if path.is_file() else 0,
+        "kinds": counts,
+    }
+
+
+# --- recall history ---------------------------------------------------------------------
+
+
+def counts_path(root: DataRoot) -> Path:
+    return root.local / COUNTS_FILE
+
+
+def recall_counts(root: DataRoot) -> dict[str, int]:
+    """How often each id was among recall's results on this machine."""
+    try:
+        data = orjson.loads(counts_path(root).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+def note_recalled(root: DataRoot, ids: list[str]) -> bool:
+    """Count ``ids`` as recalled once more; best effort, never raises.
+
+    Replaced atomically (temp file and rename) but not fsynced: a crash can at worst lose
+    some history, which reads back as empty.
+    """
+    if not ids:
+        return True
+    import tempfile
+
+    path = counts_path(root)
+    try:
+        counts = recall_counts(root)
+        for rid in ids:
+            counts[rid] = counts.get(rid, 0) + 1
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(orjson.dumps(counts, option=orjson.OPT_SORT_KEYS))
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except Exception:  # history is a nicety: it must never fail a recall
+        return False
+    return True

@@ -1,0 +1,555 @@
+"""Recall: ranked search over every searchable kind, and its modes (patterns, failures,
+triggers, context, brief). Returns data; never prints. The ranking formula is in
+``lore.search``; the derived index in ``lore.index``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from lore import clock, search
+from lore.components.failures import Failure
+from lore.components.intent import Goal
+from lore.components.patterns import AntiPattern, Pattern
+from lore.errors import UsageError
+from lore.index import SEARCH_KINDS, Index, note_recalled, open_index, recall_counts
+from lore.model import Record, kind_class
+from lore.store import Store
+
+DEFAULT_LIMIT = 10
+CONTRADICTION_POOL = 50  # a brief looks for contradictions among this many best decisions
+CONTRADICTION_SHARED_TERMS = 2
+SETTLED_AGAINST = frozenset({"revised", "abandoned"})
+_RELATIVE = re.compile(r"^\s*(\d+)\s*([hdw])\s*$", re.IGNORECASE)
+_UNITS = {"h": "hours", "d": "days", "w": "weeks"}
+
+
+@dataclass
+class Hit:
+    record: Record
+    score: float
+    parts: dict[str, float] = field(default_factory=dict)
+    snippet: str = ""
+
+    def to_dict(self, *, explain: bool = False) -> dict[str, Any]:
+        out = result_dict(self.record, self.score)
+        if explain:
+            out["explain"] = {k: round(v, 4) for k, v in self.parts.items()}
+        return out
+
+
+def result_dict(record: Record, score: float | None = None) -> dict[str, Any]:
+    """A record as recall prints it: ``id``, ``type`` (the KIND), ``score``, then every stored
+    field. A stored field named ``type`` (a decision's own type) becomes ``<kind>_type``
+    (``decision_type``); a stored ``score`` or ``explain`` becomes ``record_score``/..."""
+    out: dict[str, Any] = {"id": record.id, "type": record.kind}
+    if score is not None:
+        out["score"] = round(score, 4)
+    for key, value in record.to_dict().items():
+        if key == "id":
+            continue
+        if key == "type":
+            key = f"{record.kind.replace('-', '_')}_type"
+        elif key in ("score", "explain"):
+            key = f"record_{key}"
+        out[key] = value
+    return out
+
+
+def parse_since(text: str | None) -> float | None:
+    """``--since``: an ISO date or date-time, or ``7d`` / ``2w`` / ``12h`` before now."""
+    if text is None or not text.strip():
+        return None
+    now = clock.parse_timestamp(clock.now())
+    match = _RELATIVE.match(text)
+    if match:
+        delta = timedelta(**{_UNITS[match.group(2).lower()]: int(match.group(1))})
+        return (now - delta).timestamp()
+    try:
+        return clock.parse_timestamp(text).timestamp()
+    except (ValueError, TypeError):
+        raise UsageError(
+            f"--since {text!r} is neither an ISO date/time nor a relative age like 7d, 2w, 12h"
+        ) from None
+
+
+def searchable_kinds(names: tuple[str, ...] | list[str]) -> list[str]:
+    out = []
+    for name in names:
+        kind = kind_class(name).KIND.name
+        if kind not in SEARCH_KINDS:
+            raise UsageError(
+                f"recall does not search {kind}s; it searches {', '.join(SEARCH_KINDS)}"
+            )
+        if kind not in out:
+            out.append(kind)
+    return out
+
+
+# --- ranking ------------------------------------------------------------------------------
+
+
+@dataclass
+class Ranked:
+    doc: int
+    score: float
+    parts: dict[str, float]
+
+
+@dataclass
+class Ranking:
+    index: Index
+    ranked: list[Ranked]  # best first; exact for the first ``limit`` (all when limit is 0)
+    total: int  # how many records match
+    matched: set[str]  # the index terms that matched (for snippets)
+
+
+def rank(
+    store: Store,
+    query: str,
+    *,
+    kinds: tuple[str, ...] | list[str] = (),
+    project: str | None = None,
+    tags: tuple[str, ...] | list[str] = (),
+    since: str | None = None,
+    show_hidden: bool = False,
+    here: str | None = None,
+    limit: int = 0,
+    index: Index | None = None,
+) -> Ranking:
+    """Every matching record, best first, without reading a single record.
+
+    With a ``limit``, records that cannot reach the top ``limit`` (their relevance plus
+    the largest possible other components is below the ``limit``-th score) are counted
+    but not scored.
+    """
+    wanted = {SEARCH_KINDS.index(k) for k in searchable_kinds(list(kinds))}
+    since_epoch = parse_since(since)
+    idx = index or open_index(store)
+    terms = search.query_terms(query)
+    n = idx.size
+    if not terms or n == 0:
+        return Ranking(idx, [], 0, set())
+    k1, b = search.K1, search.B
+    base, scale = k1 * (1.0 - b), k1 * b * n / max(idx.total_length(), 1)
+    dl, dead = idx.dl, idx.dead
+    vocabulary = idx.vocabulary()
+    exact: dict[int, float] = {}
+    fuzzy: dict[int, float] = {}
+    matched: set[str] = set()
+    # Every record is scored here, filters or not; filters apply to the (fewer) matches.
+    for term in terms:
+        own: dict[int, float] = {}
+        near: dict[int, float] = {}
+        variants = [(term, 1.0)]
+        close = search.close_terms(term, vocabulary)
+        variants += [(v, search.FUZZY_WEIGHT * sim) for v, sim in close.items()]
+        for variant, factor in variants:
+            column = idx.postings_of(variant)
+            if not column:
+                continue
+            docs, tfs = column[0::2], column[1::2]
+            df = len(docs) - (len(dead.intersection(docs)) if dead else 0)
+            if not df:
+                continue
+            matched.add(variant)
+            weight = factor * search.idf(n, df) * (k1 + 1.0)
+            if variant == term:  # a record appears once in a term's postings
+                own = {d: weight * tf / (tf + base + scale * dl[d]) for d, tf in zip(docs, tfs)}
+                continue
+            for d, tf in zip(docs, tfs):
+                s = weight * tf / (tf + base + scale * dl[d])
+                if s > near.get(d, 0.0):
+                    near[d] = s
+        for d, s in near.items():  # a term counts once: as itself or as its best variant
+            if s > own.get(d, 0.0):
+                fuzzy[d] = fuzzy.get(d, 0.0) + s
+                own.pop(d, None)
+        if not exact:
+            exact = own
+        else:
+            get = exact.get
+            for d, s in own.items():
+                exact[d] = get(d, 0.0) + s
+    text = exact if not fuzzy else dict(exact)
+    for d, s in fuzzy.items():
+        text[d] = text.get(d, 0.0) + s
+    hidden = _flagged(idx.hidden) if not show_hidden else set()
+    for d in dead | hidden:
+        text.pop(d, None)
+    member = _membership(idx, project) if project else None
+    tagged = None
+    for tag in tags:
+        tagged = idx.tagged(tag) if tagged is None else tagged & idx.tagged(tag)
+    if wanted or since_epoch is not None or member is not None or tagged is not None:
+        kinds_col, ts = idx.kinds, idx.ts
+        text = {
+            d: v
+            for d, v in text.items()
+            if not (
+                (wanted and kinds_col[d] not in wanted)
+                or (since_epoch is not None and ts[d] < since_epoch)
+                or (member is not None and not member(d))
+                or (tagged is not None and d not in tagged)
+            )
+        }
+    if not text:
+        return Ranking(idx, [], 0, matched)
+    ranked = _score(store, idx, text, exact, fuzzy, project or here, limit, show_hidden)
+    return Ranking(idx, ranked, len(text), matched)
+
+
+def _score(
+    store: Store,
+    idx: Index,
+    text: dict[int, float],
+    exact: dict[int, float],
+    fuzzy: dict[int, float],
+    here: str | None,
+    limit: int,
+    show_hidden: bool,
+) -> list[Ranked]:
+    """Blend the components (``lore.search``) for the records that can make the top.
+
+    Pruning is exact. Every component but relevance adds at most its weight, so once the
+    best ``limit`` records by text have a score, a record whose relevance plus the other
+    weights is below the ``limit``-th of those cannot make the top; likewise the recall
+    history (the only part that needs a record's id) is looked up only for records close
+    enough to the top to be moved by it. With --all nothing is pruned: demoting
+    superseded records below their replacements can reorder the top.
+    """
+    top_text = max(text.values())
+    now = clock.parse_timestamp(clock.now()).timestamp()
+    times = recall_counts(store.root)
+    failure = SEARCH_KINDS.index("failure")
+    kinds, imp, ts, grp, proj = idx.kinds, idx.imp, idx.ts, idx.grp, idx.proj
+    code = idx.project_code(here) if here else -1
+    tagged = idx.tagged(here) if here else set()
+    without_history = search.without_history
+
+    def components(d: int) -> tuple[float, float, float, bool]:
+        if kinds[d] == failure:
+            weight = search.failure_importance(idx.group_count(grp[d]))
+        else:
+            weight = imp[d]
+        age = (now - ts[d]) / 86400.0 if ts[d] else 1e6
+        return text[d] / top_text, age, weight, proj[d] == code or d in tagged
+
+    def base(d: int) -> float:
+        if kinds[d] == failure:
+            weight = search.failure_importance(idx.group_count(grp[d]))
+        else:
+            weight = imp[d]
+        age = (now - ts[d]) / 86400.0 if ts[d] else 1e6
+        return without_history(text[d] / top_text, age, weight, proj[d] == code or d in tagged)
+
+    history = search.W_RECALLED * search.recalled(max(times.values(), default=0))
+    prune = limit > 0 and not show_hidden and len(text) > limit
+    pool: list[int] = list(text)
+    if prune:
+        kth_text = sorted(text.values(), reverse=True)[limit - 1]
+        firsts = sorted((base(d) for d, v in text.items() if v >= kth_text), reverse=True)
+        others = search.W_RECENCY + search.W_IMPORTANCE + search.W_PROJECT
+        floor = (firsts[limit - 1] - others - history) / search.W_TEXT * top_text
+        pool = [d for d, v in text.items() if v >= floor]
+    scores = {d: base(d) for d in pool}
+    if prune:
+        bar = sorted(scores.values(), reverse=True)[limit - 1] - history
+        pool = [d for d, s in scores.items() if s >= bar]
+    totals = {}
+    for d in pool:
+        total = scores[d] + search.W_RECALLED * search.recalled(times.get(idx.id_of(d), 0))
+        totals[d] = total * search.HIDDEN_FACTOR if idx.hidden[d] else total
+    if prune:  # the top ``limit``, and anything tied with the last of them
+        last = sorted(((s, ts[d]) for d, s in totals.items()), reverse=True)[limit - 1]
+        pool = [d for d, s in totals.items() if (s, ts[d]) >= last]
+    ranked = []
+    for d in pool:
+        relevance, age, weight, mine = components(d)
+        parts = {"bm25": exact.get(d, 0.0), "fuzzy": fuzzy.get(d, 0.0)}
+        parts.update(search.blend(relevance, age, weight, mine, times.get(idx.id_of(d), 0)))
+        if idx.hidden[d]:
+            parts["hidden_factor"] = search.HIDDEN_FACTOR
+            parts["score"] *= search.HIDDEN_FACTOR
+        ranked.append(Ranked(d, parts["score"], parts))
+    _below_replacements(idx, ranked)
+    ranked.sort(key=lambda r: (-r.score, -ts[r.doc], idx.id_of(r.doc)))
+    return ranked
+
+
+def _flagged(column: bytearray) -> set[int]:
+    """Positions of the non-zero bytes (few: hidden records are rare)."""
+    data = bytes(column)
+    found = set()
+    at = data.find(1)
+    while at >= 0:
+        found.add(at)
+        at = data.find(1, at + 1)
+    return found
+
+
+def _membership(idx: Index, project: str) -> Any:
+    """A test for "record of ``project``": its own project, or tagged with its name."""
+    code = idx.project_code(project)
+    tagged = idx.tagged(project)
+    proj = idx.proj
+    return lambda doc: proj[doc] == code or doc in tagged
+
+
+def _below_replacements(idx: Index, ranked: list[Ranked]) -> None:
+    """A superseded record shown with --all never outranks the record that replaced it."""
+    by_id = {idx.id_of(r.doc): r for r in ranked}
+    pairs = [
+        (r, by_id[target])
+        for r in ranked
+        if (target := idx.replaced.get(r.doc)) in by_id and by_id[target] is not r
+    ]
+    for _ in range(len(pairs)):  # a chain A -> B -> C settles in at most len(pairs) passes
+        moved = False
+        for old, new in pairs:
+            if old.score >= new.score:
+                old.score = old.parts["score"] = new.score * 0.999
+                moved = True
+        if not moved:
+            break
+
+
+def hits(store: Store, idx: Index, ranked: list[Ranked], matched: set[str]) -> list[Hit]:
+    """Read the records behind ``ranked`` and pick each one's best snippet."""
+    out = []
+    for r in ranked:
+        record = idx.fetch(store, r.doc)
+        kind = record.KIND
+        values: list[str] = []
+        for name in kind.search:
+            if name in (kind.title, "tags"):  # the title is on the first line already
+                continue
+            value = getattr(record, name, None)
+            if isinstance(value, str):
+                values.append(value)
+            elif isinstance(value, list):
+                values.extend(v for v in value if isinstance(v, str))
+        out.append(Hit(record, r.score, r.parts, search.best_snippet(values, matched)))
+    return out
+
+
+def recall(
+    store: Store,
+    query: str,
+    *,
+    kinds: tuple[str, ...] | list[str] = (),
+    project: str | None = None,
+    tags: tuple[str, ...] | list[str] = (),
+    since: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+    show_hidden: bool = False,
+    here: str | None = None,
+    remember: bool = True,
+) -> list[Hit]:
+    """The ``limit`` best records for ``query`` (0: all), best first.
+
+    ``project`` filters; ``here`` (the current project) only raises affinity. With
+    ``remember``, the returned ids count as recalled once more (local history).
+    """
+    result = rank(
+        store,
+        query,
+        kinds=kinds,
+        project=project,
+        tags=tags,
+        since=since,
+        show_hidden=show_hidden,
+        here=here,
+        limit=limit,
+    )
+    chosen = result.ranked[:limit] if limit else result.ranked
+    found = hits(store, result.index, chosen, result.matched)
+    if remember:
+        note_recalled(store.root, [h.record.id for h in found])
+    return found
+
+
+# --- modes --------------------------------------------------------------------------------
+
+SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3}
+PRIORITY_RANK = SEVERITY_RANK
+
+
+def _belongs(record: Record, project: str | None, *, unowned: bool = False) -> bool:
+    """``record`` is of ``project`` (its own or tagged); ``unowned`` adds project-less ones."""
+    if not project or record.project == project or project in record.tags:
+        return True
+    return unowned and not record.project
+
+
+def patterns(
+    store: Store, query: str | None, *, project: str | None, limit: int = DEFAULT_LIMIT
+) -> dict[str, Any]:
+    """Patterns and anti-patterns for a situation (``query``), or the project's best ones."""
+    if query and query.strip():
+        found = recall(
+            store, query, kinds=("pattern", "anti-pattern"), here=project, limit=0, remember=False
+        )
+        pats = [h.to_dict() for h in found if h.record.kind == "pattern"]
+        antis = [h.to_dict() for h in found if h.record.kind == "anti-pattern"]
+    else:
+        ps = [p for p in store.of(Pattern) if _belongs(p, project, unowned=True)]
+        ps.sort(key=lambda p: (p.confidence, p.validations, p.timestamp), reverse=True)
+        ans = [a for a in store.of(AntiPattern) if _belongs(a, project, unowned=True)]
+        ans.sort(key=lambda a: a.timestamp, reverse=True)
+        ans.sort(key=lambda a: SEVERITY_RANK.get(a.severity, 9))
+        pats = [result_dict(p) for p in ps]
+        antis = [result_dict(a) for a in ans]
+    cut = slice(0, limit or None)
+    return {
+        "query": query or None,
+        "project": project,
+        "patterns": pats[cut],
+        "anti_patterns": antis[cut],
+    }
+
+
+def failures(
+    store: Store,
+    *,
+    error_type: str | None = None,
+    query: str | None = None,
+    project: str | None = None,
+    since: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+) -> dict[str, Any]:
+    """Failures newest first (of one type, matching ``query``), with counts per type."""
+    found = [f for f in store.of(Failure) if _belongs(f, project)]
+    if error_type:
+        found = [f for f in found if f.error_type == error_type]
+    since_epoch = parse_since(since)
+    if since_epoch is not None:
+        found = [f for f in found if _epoch(f.timestamp) >= since_epoch]
+    if query and query.strip():
+        result = rank(store, query, kinds=("failure",))
+        ids = {result.index.id_of(r.doc) for r in result.ranked}
+        found = [f for f in found if f.id in ids]
+    found.sort(key=lambda f: (f.timestamp, f.id), reverse=True)
+    counts = Counter(str(f.error_type) for f in found)
+    return {
+        "type": error_type,
+        "counts": dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "failures": [result_dict(f) for f in found[: limit or None]],
+    }
+
+
+def _epoch(timestamp: str) -> float:
+    try:
+        return clock.parse_timestamp(timestamp).timestamp()
+    except (ValueError, TypeError, AttributeError):
+        return 0.0
+
+
+def triggers(store: Store, *, threshold: int = 3, project: str | None = None) -> dict[str, Any]:
+    """Error types with ``threshold`` or more failures (the Rule of Three)."""
+    from lore.resume import recurring_failures
+
+    found = recurring_failures(store, project=project, threshold=threshold)
+    return {"threshold": threshold, "triggers": found}
+
+
+def context(store: Store, project: str, *, limit: int = DEFAULT_LIMIT) -> dict[str, Any]:
+    """Everything about one project: its registry entry, recent decisions, best patterns,
+    recent failures and active goals."""
+    cut = slice(0, limit or None)
+    registry = [p for p in store.records("project") if p.title == project or p.id == project]
+    decisions = [d for d in store.records("decision") if _belongs(d, project)]
+    decisions.sort(key=lambda d: (d.timestamp, d.id), reverse=True)
+    pats = [p for p in store.of(Pattern) if _belongs(p, project)]
+    pats.sort(key=lambda p: (p.confidence, p.validations, p.timestamp), reverse=True)
+    fails = [f for f in store.of(Failure) if _belongs(f, project)]
+    fails.sort(key=lambda f: (f.timestamp, f.id), reverse=True)
+    goals = [g for g in store.of(Goal) if _belongs(g, project) and g.status == "active"]
+    goals.sort(key=lambda g: g.timestamp, reverse=True)
+    goals.sort(key=lambda g: PRIORITY_RANK.get(g.priority, 9))
+    return {
+        "project": project,
+        "registry": [result_dict(p) for p in registry],
+        "decisions": [result_dict(d) for d in decisions[cut]],
+        "patterns": [result_dict(p) for p in pats[cut]],
+        "failures": [result_dict(f) for f in fails[cut]],
+        "goals": [result_dict(g) for g in goals[cut]],
+    }
+
+
+def brief(
+    store: Store,
+    topic: str,
+    *,
+    project: str | None = None,
+    here: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+) -> dict[str, Any]:
+    """Decisions, patterns, failures and contradictions on ``topic``, each with its count."""
+    idx = open_index(store)
+    out: dict[str, Any] = {"topic": topic}
+    pool: list[Hit] = []
+    for section, kinds in (
+        ("decisions", ("decision",)),
+        ("patterns", ("pattern", "anti-pattern")),
+        ("failures", ("failure",)),
+    ):
+        wanted = max(limit, CONTRADICTION_POOL) if limit and section == "decisions" else limit
+        result = rank(
+            store, topic, kinds=kinds, project=project, here=here, limit=wanted, index=idx
+        )
+        found = hits(store, idx, result.ranked[: wanted or None], result.matched)
+        items = [h.to_dict() for h in found[: limit or None]]
+        out[section] = {"count": result.total, "items": items}
+        if section == "decisions":
+            pool = found[:CONTRADICTION_POOL]
+    pairs = contradictions([h.record for h in pool], topic)
+    out["contradictions"] = {"count": len(pairs), "items": pairs[: limit or None]}
+    return out
+
+
+def contradictions(decisions: list[Record], topic: str) -> list[dict[str, Any]]:
+    """Pairs of active decisions on a topic that overlap but disagree.
+
+    Two decisions overlap when they share an entity (case-insensitive), or at least
+    CONTRADICTION_SHARED_TERMS terms of their decision text besides the topic's own.
+    They disagree when their outcomes differ and at least one was revised or abandoned
+    (a successful and an abandoned choice about the same thing; a pending one and a
+    revised one). Pairs come in the order of the decisions given (best first).
+    """
+    topic_terms = set(search.query_terms(topic))
+    active = [d for d in decisions if getattr(d, "status", "active") == "active"]
+    found = []
+    for i, a in enumerate(active):
+        for b in active[i + 1 :]:
+            oa, ob = getattr(a, "outcome", ""), getattr(b, "outcome", "")
+            if oa == ob or not ({oa, ob} & SETTLED_AGAINST):
+                continue
+            shared = sorted({e.lower() for e in _entities(a)} & {e.lower() for e in _entities(b)})
+            why = "entities"
+            if not shared:
+                ta = set(search.query_terms(a.title)) - topic_terms
+                tb = set(search.query_terms(b.title)) - topic_terms
+                shared = sorted(ta & tb)
+                why = "terms"
+                if len(shared) < CONTRADICTION_SHARED_TERMS:
+                    continue
+            found.append(
+                {
+                    "a": a.id,
+                    "b": b.id,
+                    "outcomes": [oa, ob],
+                    "shared": shared,
+                    "reason": f"share {why} {', '.join(shared)} but were {oa} vs {ob}",
+                }
+            )
+    return found
+
+
+def _entities(record: Record) -> list[str]:
+    value = getattr(record, "entities", [])
+    return [e for e in value if isinstance(e, str)] if isinstance(value, list) else []

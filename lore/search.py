@@ -1,0 +1,375 @@
+"""Pure ranking for ``lore recall``: tokenizing, stemming, scoring and snippets (no I/O).
+
+Ranking formula; every capitalised name is a constant below. Text is split into words
+(letters and digits; a camelCase word also yields its parts), lower-cased; words of one
+letter and STOP_WORDS (English stop words plus question boilerplate such as "use",
+"choose", "decide") are dropped, and each word is reduced by ``stem``, a light
+suffix-stripping stemmer (caching, cached, caches, cache -> cach). A query's terms are
+its distinct stemmed words. A record's searched fields are its kind's ``search`` fields
+plus its title field. For a record d among the N indexed records (hidden ones included):
+
+    tf(t, d)    = TITLE_WEIGHT * (occurrences of t in the title field)
+                  + (occurrences of t in the other searched fields)
+    len(d)      = TITLE_WEIGHT * (terms in the title) + (terms in the other fields)
+    avglen      = mean of len(d) over the N records
+    idf(t)      = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))        df: records containing t
+    bm25(t, d)  = idf(t) * tf * (K1 + 1) / (tf + K1 * (1 - B + B * len(d) / avglen))
+    match(t, d) = max(bm25(t, d),
+                      max over close index terms v of FUZZY_WEIGHT * sim(t, v) * bm25(v, d))
+                  close terms, only for t of MIN_FUZZY_LEN or more letters: terms that
+                  start with t (sim = PREFIX_SIM; the first PREFIX_LIMIT in sorted order)
+                  and, only when t itself is not in the index (a typo), the FUZZY_LIMIT
+                  best terms with rapidfuzz ratio(t, v) >= FUZZY_CUTOFF (sim = ratio / 100)
+    text(d)     = sum over the query's terms t of match(t, d)  (any matching term counts)
+    relevance   = text(d) / (the largest text(d) among the records that pass the filters)
+    recency     = 0.5 ** (age in days / HALF_LIFE_DAYS); 0 for a record without a time
+    importance  = by kind, 0..1:
+                  decision      OUTCOME_IMPORTANCE[outcome] (+ LESSON_BONUS if it has a
+                                lesson_learned), at most 1
+                  pattern       PATTERN_CONFIDENCE_SHARE * confidence
+                                + (1 - PATTERN_CONFIDENCE_SHARE)
+                                  * min(1, ln(1 + validations) / ln(1 + VALIDATIONS_SATURATION))
+                  anti-pattern  SEVERITY_IMPORTANCE[severity]
+                  failure       FAILURE_BASE + (1 - FAILURE_BASE)
+                                  * min(1, ln(n) / ln(FAILURE_SATURATION)),
+                                n = failures of the same error type (FAILURE_BASE if n = 1)
+                  evidence      EVIDENCE_IMPORTANCE[confidence]
+                  goal          PRIORITY_IMPORTANCE[priority]
+                  other kinds (and unknown values) NEUTRAL_IMPORTANCE
+    project     = 1 if the record belongs to the current project (``--project``, else
+                  the one capture detects: LORE_PROJECT or the git repository's name):
+                  its project field is that name or its tags include it; else 0
+    recalled    = min(1, ln(1 + r) / ln(1 + RECALLED_SATURATION)), r = how many times
+                  the record was among recall's results on this machine
+
+    score = W_TEXT * relevance + W_RECENCY * recency + W_IMPORTANCE * importance
+            + W_PROJECT * project + W_RECALLED * recalled
+
+Only records with text(d) > 0 are results, best score first (ties: newest, then id).
+Retracted and superseded records (a kind's ``hidden``) are left out; with ``--all`` their
+score is multiplied by HIDDEN_FACTOR and, if still not below the record that superseded
+them, set just below it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+# --- weights and parameters (documented in the module docstring) --------------------------
+
+K1 = 1.2
+B = 0.75
+TITLE_WEIGHT = 3  # an integer: weighted term counts stay integers in the index
+FUZZY_WEIGHT = 0.5
+FUZZY_CUTOFF = 80.0
+PREFIX_SIM = 0.8
+MIN_FUZZY_LEN = 4
+FUZZY_LIMIT = 5  # close index terms considered per query term
+PREFIX_LIMIT = 10
+
+W_TEXT = 1.0
+W_RECENCY = 0.10
+W_IMPORTANCE = 0.10
+W_PROJECT = 0.10
+W_RECALLED = 0.05
+HALF_LIFE_DAYS = 30.0
+RECALLED_SATURATION = 100
+HIDDEN_FACTOR = 0.5
+
+OUTCOME_IMPORTANCE = {"successful": 0.9, "pending": 0.6, "revised": 0.35, "abandoned": 0.1}
+LESSON_BONUS = 0.1
+SEVERITY_IMPORTANCE = {"low": 0.25, "medium": 0.5, "high": 0.75, "critical": 1.0}
+PRIORITY_IMPORTANCE = {"low": 0.25, "medium": 0.5, "high": 0.75, "critical": 1.0}
+EVIDENCE_IMPORTANCE = {"confirmed": 0.9, "preliminary": 0.5, "contested": 0.3, "superseded": 0.1}
+PATTERN_CONFIDENCE_SHARE = 0.6  # the rest comes from validations
+VALIDATIONS_SATURATION = 10
+FAILURE_BASE = 0.3  # a one-off failure; ten or more of its type reach 1.0
+FAILURE_SATURATION = 10
+NEUTRAL_IMPORTANCE = 0.5
+
+# English stop words, plus question boilerplate ("which X do we use?", "why did we choose
+# X?", "what did we decide about X?"): words that say nothing about the topic.
+_STOP_WORDS_TEXT = """
+    a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing done down during each few
+    for from further had has have having he her here hers herself him himself his how i if
+    in into is it its itself just me more most my myself no nor not now of off on once only
+    or other our ours ourselves out over own same she should so some such than that the
+    their theirs them themselves then there these they this those through to too under
+    until up very was we were what when where which while who whom why will with would you
+    your yours yourself yourselves also ever get got let may might must shall us via vs
+    use uses used using choose chose chosen choosing pick picked decide decided deciding
+"""
+STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
+
+_WORD = re.compile(r"[^\W_]+")
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_VOWELS = frozenset("aeiouy")
+
+# (suffix, replacement), longest first; applied once, after the plural step.
+_SUFFIXES = (
+    ("ational", "ate"),
+    ("ization", "ize"),
+    ("fulness", "ful"),
+    ("ousness", "ous"),
+    ("iveness", "ive"),
+    ("ation", "ate"),
+    ("ingly", ""),
+    ("ness", ""),
+    ("ment", ""),
+    ("edly", ""),
+    ("ily", "y"),
+    ("ing", ""),
+    ("ied", "y"),
+    ("ly", ""),
+    ("ed", ""),
+)
+
+_stem_cache: dict[str, str] = {}
+
+
+def _has_vowel(text: str) -> bool:
+    return any(c in _VOWELS for c in text)
+
+
+def stem(word: str) -> str:
+    """A light Porter-like stemmer: plurals, -ing/-ed/-ly/-ation/-ness/-ment, final -e.
+
+    ``caching``, ``cached``, ``caches`` and ``cache`` all become ``cach``; words of three
+    letters or fewer, and anything with digits, are left alone.
+    """
+    cached = _stem_cache.get(word)
+    if cached is not None:
+        return cached
+    w = word
+    if len(w) > 3 and w.isalpha():
+        if w.endswith("ies") and len(w) > 4:
+            w = w[:-3] + "y"
+        elif w.endswith("sses"):
+            w = w[:-2]
+        elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+            w = w[:-1]
+        for suffix, replacement in _SUFFIXES:
+            if w.endswith(suffix):
+                base = w[: -len(suffix)]
+                if len(base) >= 3 and _has_vowel(base):
+                    w = base + replacement
+                    if suffix in ("ing", "ed", "edly", "ingly") and _undouble(w):
+                        w = w[:-1]
+                break
+        if w.endswith("e") and len(w) > 3:
+            w = w[:-1]
+    if len(_stem_cache) < 200_000:
+        _stem_cache[word] = w
+    return w
+
+
+def _undouble(w: str) -> bool:
+    """``running`` -> ``runn`` -> ``run``; but ``stall``, ``pass``, ``buzz`` keep theirs."""
+    return len(w) >= 3 and w[-1] == w[-2] and w[-1] not in "lsz" and w[-1] not in _VOWELS
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words; a camelCase identifier also yields its parts."""
+    out: list[str] = []
+    for token in _WORD.findall(text):
+        lower = token.lower()
+        out.append(lower)
+        if lower != token and not token[1:].islower() and token != token.upper():
+            parts = _CAMEL.findall(token)
+            if len(parts) > 1:
+                out.extend(p.lower() for p in parts)
+    return out
+
+
+_term_cache: dict[str, str] = {}
+
+
+def terms(text: str) -> list[str]:
+    """Index terms of ``text``: words minus stop words, stemmed (repeats kept)."""
+    out = []
+    cache = _term_cache
+    for word in words(text):
+        term = cache.get(word)
+        if term is None:
+            term = "" if len(word) < 2 or word in STOP_WORDS else stem(word)
+            if len(cache) < 200_000:
+                cache[word] = term
+        if term:
+            out.append(term)
+    return out
+
+
+def query_terms(query: str) -> list[str]:
+    """The distinct terms of a query, in order."""
+    seen: dict[str, None] = {}
+    for term in terms(query):
+        seen.setdefault(term, None)
+    return list(seen)
+
+
+# --- scoring ------------------------------------------------------------------------------
+
+
+def idf(n_docs: int, df: int) -> float:
+    return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+
+
+def bm25(tf: float, length: float, avglen: float, term_idf: float) -> float:
+    norm = K1 * (1.0 - B + B * length / avglen) if avglen > 0 else K1
+    return term_idf * tf * (K1 + 1.0) / (tf + norm)
+
+
+def close_terms(term: str, vocabulary: Sequence[str]) -> dict[str, float]:
+    """Index terms near ``term`` mapped to a similarity in (0, 1]: longer forms (terms it
+    starts) and, when ``term`` itself is not in the index, likely typo fixes."""
+    if len(term) < MIN_FUZZY_LEN:
+        return {}
+    from bisect import bisect_left
+
+    found: dict[str, float] = {}
+    start = bisect_left(vocabulary, term)
+    known = start < len(vocabulary) and vocabulary[start] == term
+    for candidate in vocabulary[start : start + PREFIX_LIMIT + 1]:
+        if not candidate.startswith(term):
+            break
+        if candidate != term:
+            found[candidate] = PREFIX_SIM
+    if known:  # a word the index has is taken as meant (and rapidfuzz is not even loaded)
+        return found
+    from rapidfuzz import fuzz, process
+
+    for candidate, ratio, _ in process.extract(
+        term, vocabulary, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF, limit=FUZZY_LIMIT
+    ):
+        found[candidate] = max(found.get(candidate, 0.0), ratio / 100.0)
+    return found
+
+
+def recency(age_days: float) -> float:
+    return 0.5 ** (max(age_days, 0.0) / HALF_LIFE_DAYS)
+
+
+def recalled(count: int) -> float:
+    if count <= 0:
+        return 0.0
+    return min(1.0, math.log1p(count) / math.log1p(RECALLED_SATURATION))
+
+
+def importance(kind: str, state: Mapping[str, Any]) -> float:
+    """A record's own weight, 0..1, from its fields (failures: see ``failure_importance``)."""
+    if kind == "decision":
+        value = OUTCOME_IMPORTANCE.get(str(state.get("outcome")), NEUTRAL_IMPORTANCE)
+        lesson = state.get("lesson_learned")
+        if isinstance(lesson, str) and lesson.strip():
+            value += LESSON_BONUS
+        return min(1.0, value)
+    if kind == "pattern":
+        confidence = _number(state.get("confidence"), 0.5)
+        validations = max(0.0, _number(state.get("validations"), 0.0))
+        v_share = min(1.0, math.log1p(validations) / math.log1p(VALIDATIONS_SATURATION))
+        share = PATTERN_CONFIDENCE_SHARE
+        return max(0.0, min(1.0, share * confidence + (1 - share) * v_share))
+    if kind == "anti-pattern":
+        return SEVERITY_IMPORTANCE.get(str(state.get("severity")), NEUTRAL_IMPORTANCE)
+    if kind == "evidence":
+        return EVIDENCE_IMPORTANCE.get(str(state.get("confidence")), NEUTRAL_IMPORTANCE)
+    if kind == "goal":
+        return PRIORITY_IMPORTANCE.get(str(state.get("priority")), NEUTRAL_IMPORTANCE)
+    if kind == "failure":
+        return failure_importance(1)
+    return NEUTRAL_IMPORTANCE
+
+
+def failure_importance(same_type: int) -> float:
+    """A failure matters more the more often its error type recurs."""
+    if same_type <= 1:
+        return FAILURE_BASE
+    share = min(1.0, math.log(same_type) / math.log(FAILURE_SATURATION))
+    return FAILURE_BASE + (1.0 - FAILURE_BASE) * share
+
+
+def _number(value: Any, default: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return default
+    return float(value)
+
+
+def without_history(relevance: float, age_days: float, weight: float, in_project: bool) -> float:
+    """The score before the recall-history term (one call: recall runs it per match)."""
+    return (
+        W_TEXT * relevance
+        + W_RECENCY * 0.5 ** (max(age_days, 0.0) / HALF_LIFE_DAYS)
+        + W_IMPORTANCE * weight
+        + W_PROJECT * (1.0 if in_project else 0.0)
+    )
+
+
+def blend(relevance: float, age_days: float, weight: float, in_project: bool, times: int) -> dict:
+    """Every score component of one record, and the total under ``"score"``."""
+    parts = {
+        "relevance": relevance,
+        "recency": recency(age_days),
+        "importance": weight,
+        "project": 1.0 if in_project else 0.0,
+        "recalled": recalled(times),
+    }
+    parts["score"] = without_history(relevance, age_days, weight, in_project) + (
+        W_RECALLED * parts["recalled"]
+    )
+    return parts
+
+
+# --- snippets -----------------------------------------------------------------------------
+
+SNIPPET_CHARS = 160
+MARK_OPEN, MARK_CLOSE = "»", "«"
+
+
+def marked(text: str, matched: Iterable[str]) -> tuple[int, str]:
+    """``text`` with matching words wrapped in »«, cut to SNIPPET_CHARS around the first
+    match; returns (number of distinct matched terms, snippet)."""
+    wanted = set(matched)
+    flat = " ".join(text.split())
+    spans = []
+    hits: set[str] = set()
+    for match in _WORD.finditer(flat):
+        term = stem(match.group().lower())
+        if term in wanted:
+            spans.append((match.start(), match.end()))
+            hits.add(term)
+    start, end = 0, len(flat)
+    if len(flat) > SNIPPET_CHARS:
+        first = spans[0][0] if spans else 0
+        start = max(0, first - SNIPPET_CHARS // 4)
+        if start:
+            space = flat.find(" ", start)
+            start = space + 1 if 0 <= space < first else start
+        end = min(len(flat), start + SNIPPET_CHARS)
+        if end < len(flat):  # end on a word boundary when one is near
+            space = flat.rfind(" ", start, end)
+            end = space if space > start + SNIPPET_CHARS // 2 else end
+    out, pos = [], start
+    for s, e in spans:
+        if s < start or e > end:
+            continue
+        out.append(flat[pos:s] + MARK_OPEN + flat[s:e] + MARK_CLOSE)
+        pos = e
+    out.append(flat[pos:end])
+    snippet = "".join(out)
+    return len(hits), ("…" if start else "") + snippet + ("…" if end < len(flat) else "")
+
+
+def best_snippet(values: Sequence[str], matched: Iterable[str]) -> str:
+    """The value that matches the most terms (the first one on a tie), marked and cut."""
+    wanted = set(matched)
+    best: tuple[int, str] = (-1, "")
+    for value in values:
+        if value.strip():
+            candidate = marked(value, wanted)
+            if candidate[0] > best[0]:
+                best = candidate
+    return best[1]

@@ -1,0 +1,459 @@
+"""The derived index: built from the files, refreshed when they change, disposable."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
+from lore import index as lore_index
+from lore.capture import build
+from lore.index import Index, _flat_yaml, _Unsure, index_path, load, open_index, rebuild
+from lore.recall import recall
+from lore.storage import yamlio
+from lore.store import Store
+
+
+def add(store: Store, kind: str, text: str, **fields: Any) -> str:
+    record = build(kind, text, fields).record
+    store.add([record])
+    return record.id
+
+
+def add_goal(store: Store, title: str) -> str:
+    from lore.clock import new_id, now
+    from lore.components.intent import Goal
+
+    goal = Goal(id=new_id("goal"), timestamp=now(), title=title)
+    store.add([goal])
+    return goal.id
+
+
+def found(store: Store, query: str, **options: Any) -> list[str]:
+    return [h.record.id for h in recall(store, query, remember=False, **options)]
+
+
+def snapshot(idx: Index) -> dict[str, Any]:
+    """What an index means, independent of record numbering and dead slots."""
+    live = [d for d in range(len(idx.ids)) if d not in idx.dead]
+    postings = {}
+    for term in idx.vocabulary():
+        column = idx.postings_of(term)
+        assert column is not None
+        pairs = sorted(
+            (idx.ids[column[i]], column[i + 1])
+            for i in range(0, len(column), 2)
+            if column[i] not in idx.dead
+        )
+        if pairs:
+            postings[term] = pairs
+    return {
+        "docs": sorted(
+            (
+                idx.ids[d],
+                idx.kind_of(d),
+                idx.hidden[d],
+                idx.ts[d],
+                idx.projects[idx.proj[d]],
+                round(idx.imp[d], 4),
+                idx.dl[d],
+            )
+            for d in live
+        ),
+        "postings": postings,
+        "tags": {t: sorted(idx.ids[d] for d in idx.tagged(t)) for t in idx.tags if idx.tagged(t)},
+    }
+
+
+def assert_same_as_rebuild(store: Store) -> None:
+    incremental = open_index(store)
+    fresh = Index(str(store.path))
+    fresh.refresh(store)
+    assert snapshot(incremental) == snapshot(fresh)
+
+
+# --- freshness -------------------------------------------------------------------------------
+
+
+def test_a_capture_is_visible_to_the_next_recall(store: Store) -> None:
+    add(store, "decision", "Use Kafka for events")
+    assert found(store, "kafka") != []
+    later = add(store, "decision", "Use Kafka topics per tenant")
+    assert later in found(store, "kafka tenant")
+    assert_same_as_rebuild(store)
+
+
+def test_appends_are_read_without_rereading_the_log(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add(store, "failure", "first crash", error_type="Timeout")
+    open_index(store)
+
+    def boom(*_: Any) -> None:
+        raise AssertionError("the whole log was re-read")
+
+    monkeypatch.setattr(Index, "_reload_log", boom)
+    second = add(store, "failure", "second crash", error_type="Timeout")
+    assert second in found(store, "second crash")
+    monkeypatch.undo()
+    assert_same_as_rebuild(store)
+
+
+def test_appended_revisions_update_the_record(store: Store) -> None:
+    dec = add(store, "decision", "Adopt gRPC for internal calls")
+    assert found(store, "grpc") == [dec]
+    store.revise(dec, {"outcome": "abandoned", "lesson_learned": "too much tooling"})
+    [hit] = recall(store, "grpc", remember=False)
+    assert hit.record.outcome == "abandoned"
+    assert found(store, "tooling lesson") == [dec]  # the revised text is searchable
+    store.revise(dec, {"status": "retracted"})
+    assert found(store, "grpc") == []
+    assert found(store, "grpc", show_hidden=True) == [dec]
+    assert_same_as_rebuild(store)
+
+
+def test_a_revision_before_its_creation_line_still_applies(store: Store) -> None:
+    path = store.location("observation")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        '{"_op":"revise","id":"obs-000000000001","timestamp":"2025-01-02T00:00:00Z",'
+        '"set":{"content":"renamed note"}}\n'
+    )
+    assert found(store, "renamed") == []
+    with path.open("a") as handle:
+        handle.write(
+            '{"id":"obs-000000000001","timestamp":"2025-01-01T00:00:00Z","content":"note"}\n'
+        )
+    assert found(store, "renamed") == ["obs-000000000001"]
+    assert store.get("obs-000000000001").content == "renamed note"
+    assert_same_as_rebuild(store)
+
+
+def test_a_hand_edit_of_a_log_is_seen(store: Store) -> None:
+    add(store, "observation", "alpha note")
+    open_index(store)
+    path = store.location("observation")
+    before = path.stat()
+    path.write_text(path.read_text().replace("alpha", "gamma"))  # same size and inode
+    # (an edit seconds later: within one coarse mtime tick a same-size edit is invisible)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + 2_000_000_000))
+    assert (path.stat().st_size, path.stat().st_ino) == (before.st_size, before.st_ino)
+    assert found(store, "alpha") == []
+    assert len(found(store, "gamma")) == 1
+    assert_same_as_rebuild(store)
+
+
+def test_a_torn_last_line_is_picked_up_once_completed(store: Store) -> None:
+    path = store.location("observation")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = '{"id":"obs-00000000000a","timestamp":"2025-01-01T00:00:00Z","content":"torn line"}'
+    path.write_text('{"id":"obs-00000000000b","timestamp":"2025-01-01T00:00:00Z","content":"ok"}\n')
+    with path.open("a") as handle:
+        handle.write(line[:30])
+    assert found(store, "torn") == []
+    with path.open("a") as handle:
+        handle.write(line[30:] + "\n")
+    # The store reads the glued line as garbage too: index and store agree.
+    stored = [r.id for r in store.records("observation") if "torn" in r.content]
+    assert found(store, "torn") == stored
+    assert_same_as_rebuild(store)
+
+
+def test_documents_added_edited_and_deleted(store: Store) -> None:
+    pat = add(store, "pattern", "Feature flags for risky changes")
+    anti = add(store, "anti-pattern", "Big bang rewrites", fix="strangle the old system")
+    assert found(store, "feature flags") == [pat]
+    file = store.location("pattern") / f"{pat}.yaml"
+    file.write_text(file.read_text().replace("Feature flags", "Canary releases"))
+    assert found(store, "feature flags") == []
+    assert found(store, "canary") == [pat]
+    (store.location("anti-pattern") / f"{anti}.yaml").unlink()
+    assert found(store, "strangle rewrites") == []
+    assert_same_as_rebuild(store)
+
+
+def test_a_deleted_log_empties_its_kind(store: Store) -> None:
+    add(store, "evidence", "benchmarks show a 3x speedup", provenance="bench/run.txt")
+    assert len(found(store, "speedup")) == 1
+    store.location("evidence").unlink()
+    assert found(store, "speedup") == []
+
+
+# --- disposability ---------------------------------------------------------------------------
+
+
+def test_the_index_lives_outside_the_data_root(store: Store, data_dir: Path) -> None:
+    add(store, "observation", "somewhere local")
+    found(store, "local")
+    path = index_path(store.root)
+    assert path.is_file()
+    assert data_dir not in path.parents
+    assert path.parent.parent == store.root.local
+
+
+def test_deleting_the_index_folder_is_harmless(store: Store) -> None:
+    target = add(store, "observation", "survives deletion")
+    found(store, "survives")
+    import shutil
+
+    shutil.rmtree(index_path(store.root).parent)
+    assert found(store, "survives") == [target]
+    assert index_path(store.root).is_file()
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        b"",
+        b"not an index at all",
+        b"LOREIDX\x00" + b"999 3.11 little\n" + b"junk",  # another schema version
+        lore_index._header() + b"\x00\x01\x02 truncated marshal",
+    ],
+)
+def test_a_corrupt_or_old_index_is_rebuilt(store: Store, garbage: bytes) -> None:
+    target = add(store, "observation", "corruption is fine")
+    found(store, "corruption")
+    index_path(store.root).write_bytes(garbage)
+    assert load(store.root) is None
+    assert found(store, "corruption") == [target]
+    assert load(store.root) is not None
+
+
+def test_a_truncated_index_is_rebuilt(store: Store) -> None:
+    target = add(store, "observation", "truncation is fine too")
+    found(store, "truncation")
+    data = index_path(store.root).read_bytes()
+    index_path(store.root).write_bytes(data[: len(data) - 8])  # the blob lost its tail
+    assert load(store.root) is None
+    assert found(store, "truncation") == [target]
+
+
+def test_an_index_for_another_root_is_not_used(store: Store, tmp_path: Path) -> None:
+    add(store, "observation", "mine")
+    idx = open_index(store)
+    other = Store(tmp_path / "elsewhere")
+    index_path(other.root).parent.mkdir(parents=True, exist_ok=True)
+    index_path(other.root).write_bytes(idx.dumps())
+    assert load(other.root) is None
+
+
+def test_rebuild_matches_incremental_history(store: Store) -> None:
+    ids = [add(store, "decision", f"decision number {i} about caching") for i in range(5)]
+    open_index(store)
+    for rid in ids[:3]:
+        store.revise(rid, {"outcome": "successful"})
+        open_index(store)
+    built = rebuild(store)
+    assert snapshot(built) == snapshot(open_index(store))
+
+
+def test_compaction_drops_dead_slots(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lore_index, "COMPACT_MIN_DEAD", 2)
+    ids = [add(store, "decision", f"choice {i} for the cache") for i in range(4)]
+    open_index(store)
+    for rid in ids:
+        store.revise(rid, {"outcome": "revised"})
+    idx = open_index(store)
+    assert idx.dead == set() and len(idx.ids) == 4
+    assert sorted(found(store, "cache choice")) == sorted(ids)
+    assert_same_as_rebuild(store)
+
+
+def test_status_reports_freshness(store: Store) -> None:
+    assert lore_index.status(store)["exists"] is False
+    add_goal(store, "Ship v2")
+    open_index(store)
+    doc = lore_index.status(store)
+    assert (doc["exists"], doc["readable"], doc["fresh"], doc["records"]) == (True, True, True, 1)
+    assert doc["kinds"] == {"goal": 1}
+    add_goal(store, "Ship v3")
+    assert lore_index.status(store)["fresh"] is False
+
+
+# --- recall history --------------------------------------------------------------------------
+
+
+def test_recall_history_counts_returned_ids(store: Store) -> None:
+    a = add(store, "observation", "history one")
+    b = add(store, "observation", "history two")
+    recall(store, "history", limit=1)
+    recall(store, "history", limit=2)
+    counts = lore_index.recall_counts(store.root)
+    assert sorted(counts.values()) == [1, 2] and set(counts) == {a, b}
+    assert lore_index.counts_path(store.root).parent == store.root.local
+
+
+def test_a_failing_history_write_never_fails_a_recall(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = add(store, "observation", "unwritable history")
+
+    def refuse(*_: Any, **__: Any) -> None:
+        raise PermissionError("read-only")
+
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    assert [h.record.id for h in recall(store, "unwritable")] == [target]
+    assert lore_index.recall_counts(store.root) == {}
+
+
+# --- the fast YAML reader --------------------------------------------------------------------
+
+
+_text = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=150
+) | st.sampled_from(
+    ["", "null", "true", "1", "-2", "0.5", "1.0e3", "yes", "a: b", "x #y", "'q'", '"d"', "- z"]
+)
+_value = st.one_of(
+    _text,
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.floats(allow_nan=False, allow_infinity=False, width=32),
+    st.lists(_text, max_size=4),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.from_regex(r"[a-z_][a-z0-9_]{0,12}", fullmatch=True), _value, min_size=1))
+def test_fast_yaml_reads_what_ruamel_reads(data: dict[str, Any]) -> None:
+    text = yamlio.dumps(data).decode("utf-8")
+    expected = yamlio.to_plain(yamlio.loads(text, "x.yaml"))
+    try:
+        fast = _flat_yaml(text)
+    except _Unsure:
+        return
+    assert fast == expected
+    assert [type(v) for v in fast.values()] == [type(v) for v in expected.values()]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "name: x\n# a comment\n",
+        "name: x # trailing comment\n",
+        "when: 2025-01-01T00:00:00Z\n",
+        "n: 0x1f\n",
+        "n: 1_000\n",
+        "flag: yes\n",
+        "flag: True\n",
+        "items:\n- a\n",
+        "nested:\n  key: v\n",
+        "text: |\n  block\n",
+        "quoted: 'it''s\n  folded'\n",
+        'esc: "a\\tb"\n',
+        "dup: 1\ndup: 2\n",
+        "anchor: &a x\n",
+        "list: [a, b]\n",
+        "---\nname: x\n",
+        "blank:\n\n  - a\n",
+        "crits:\n  - text: x\n    met: false\n",
+    ],
+)
+def test_fast_yaml_declines_or_agrees_on_hand_written_yaml(text: str) -> None:
+    try:
+        fast = _flat_yaml(text)
+    except _Unsure:
+        return
+    assert fast == yamlio.to_plain(yamlio.loads(text, "x.yaml"))
+
+
+def test_fast_yaml_reads_lore_documents(store: Store) -> None:
+    pat = add(store, "pattern", "A long pattern " + "word " * 40, solution="it's: tricky #1")
+    file = store.location("pattern") / f"{pat}.yaml"
+    from lore.store import read_document
+
+    try:
+        fast = _flat_yaml(file.read_text())
+    except _Unsure:
+        fast = None
+    assert fast is None or fast == read_document(file)
+    plain = add(store, "pattern", "Plain words only", solution="cache the lookups " * 12)
+    plain_file = store.location("pattern") / f"{plain}.yaml"
+    assert _flat_yaml(plain_file.read_text()) == read_document(plain_file)
+
+
+def test_ids_read_one_at_a_time_match_the_full_list(store: Store) -> None:
+    made = [add(store, "observation", f"note {i}") for i in range(3)]
+    open_index(store)
+    idx = load(store.root)
+    assert idx is not None
+    one_by_one = [idx.id_of(d) for d in range(idx.size)]
+    assert sorted(one_by_one) == sorted(made) and one_by_one == idx.ids
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_changes_keep_the_index_equal_to_a_rebuild(
+    store: Store, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """Captures, revisions, hand edits, deletions and rewrites, in random order: after each,
+    the refreshed index means what a fresh build means, and every record reads back."""
+    import random
+
+    monkeypatch.setattr(lore_index, "COMPACT_MIN_DEAD", 3)
+    rng = random.Random(seed)
+    words = [
+        "cache",
+        "queue",
+        "deploy",
+        "retry",
+        "token",
+        "schema",
+        "index",
+        "worker",
+        "backup",
+        "metrics",
+    ]
+    made: list[str] = []
+
+    def text() -> str:
+        return " ".join(rng.choice(words) for _ in range(rng.randint(1, 5)))
+
+    for _ in range(30):
+        op = rng.choice(["add", "add", "revise", "edit-log", "edit-doc", "delete-doc", "raw"])
+        if op == "add" or not made:
+            kind = rng.choice(["decision", "observation", "failure", "pattern", "anti-pattern"])
+            extra = {"error_type": "Timeout"} if kind == "failure" else {}
+            made.append(add(store, kind, text(), **extra))
+        elif op == "revise":
+            rid = rng.choice(made)
+            kind = store.get(rid).kind
+            if kind == "decision":
+                store.revise(rid, {"rationale": text(), "outcome": "successful"})
+            elif kind in ("pattern", "anti-pattern"):
+                store.revise(rid, {"status": rng.choice(["active", "retracted"])})
+            else:
+                field = "content" if kind == "observation" else "error_message"
+                store.revise(rid, {field: text()})
+        elif op == "edit-log":
+            path = store.location("observation")
+            if path.exists():
+                path.write_text(path.read_text().replace(rng.choice(words), rng.choice(words)))
+        elif op in ("edit-doc", "delete-doc"):
+            files = sorted(store.location("pattern").glob("*.yaml"))
+            if files:
+                file = rng.choice(files)
+                if op == "delete-doc":
+                    file.unlink()
+                    made.remove(file.stem)
+                else:
+                    file.write_text(file.read_text().replace("name: ", f"name: {text()} ", 1))
+        else:
+            path = store.location("failure")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("a") as handle:
+                handle.write("{not json\n" if rng.random() < 0.5 else "\n")
+        idx = open_index(store)
+        fresh = Index(str(store.path))
+        fresh.refresh(store)
+        assert snapshot(idx) == snapshot(fresh)
+        for doc in range(len(idx.kinds)):
+            if doc not in idx.dead:
+                assert idx.fetch(store, doc).to_dict() == store.get(idx.id_of(doc)).to_dict()
