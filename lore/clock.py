@@ -1,13 +1,12 @@
 """The only sources of time and randomness: timestamps and record ids.
 
 Tests freeze these through ``LORE_NOW`` or monkeypatching; nothing else in lore
-calls ``datetime.now`` or ``secrets`` directly.
+calls ``datetime.now`` or ``os.urandom`` directly.
 """
 
 from __future__ import annotations
 
 import os
-import secrets
 from datetime import datetime, timezone
 
 ID_HEX_CHARS = 12  # 48 random bits: collision-free across clones without coordination
@@ -35,7 +34,9 @@ def now_datetime() -> datetime:
 
 def new_id(prefix: str) -> str:
     """``prefix-`` plus 48 bits of random lowercase hex, e.g. ``dec-3f9a0c1b2d4e``."""
-    return f"{prefix}-{secrets.token_hex(ID_HEX_CHARS // 2)}"
+    # os.urandom is what secrets.token_hex reads; importing ``secrets`` (hmac,
+    # hashlib, random, base64) would add milliseconds to every capture's start-up.
+    return f"{prefix}-{os.urandom(ID_HEX_CHARS // 2).hex()}"
 
 
 def parse_timestamp(value: str) -> datetime:

@@ -64,11 +64,16 @@ def local_dir(root: Path) -> Path:
     default ``~/.cache/lore``), one folder per root, so nothing lore derives or
     remembers about this machine can ever show up in the data root's git status.
     """
-    import hashlib
+    try:
+        # The C module behind hashlib.sha1: hashlib itself loads OpenSSL, which costs
+        # a capture (the open-session pointer lives here) several milliseconds.
+        from _sha1 import sha1
+    except ImportError:  # an interpreter without it
+        from hashlib import sha1
 
     base = os.environ.get("LORE_CACHE_DIR")
     if not base:
         xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         base = str(Path(xdg) / "lore")
-    digest = hashlib.sha1(str(root).encode("utf-8")).hexdigest()[:12]
+    digest = sha1(str(root).encode("utf-8")).hexdigest()[:12]
     return Path(base).expanduser().absolute() / f"{root.name or 'root'}-{digest}"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 
@@ -27,6 +26,10 @@ def atomic_write(path: Path, data: bytes, *, exclusive: bool = False) -> None:
     With ``exclusive`` the write fails with ``FileExistsError`` if ``path`` exists
     (a hard link is used instead of a rename, so the check and the write are one step).
     """
+    # Imported here: tempfile pulls in shutil, random and the compression modules,
+    # and appending to a log (the usual capture) never replaces a whole file.
+    import tempfile
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
