@@ -144,9 +144,21 @@ def _head_at(top: str) -> str | None:
 
 def current_session_id(store: Store, project: str | None = None) -> str | None:
     """The session new records belong to: ``LORE_SESSION_ID``, else this machine's open one."""
+    if not os.environ.get("LORE_SESSION_ID", "").strip() and not _any_open_session(store):
+        return None  # what transfer would answer, without importing it (start-up time)
     from lore.components.transfer import current_session_id as current
 
     return current(store, project)
+
+
+def _any_open_session(store: Store) -> bool:
+    """Whether this machine may have an open session: any ``open-session.*`` pointer
+    (transfer keeps them in ``<local>/state/``; no pointer means no open session)."""
+    try:
+        names = os.listdir(os.path.join(store.root.local, "state"))
+    except OSError:
+        return False
+    return any(name.startswith("open-session.") for name in names)
 
 
 def build(
