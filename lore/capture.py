@@ -10,10 +10,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from lore import clock
 from lore.errors import DuplicateError, InvalidInputError, SecretError, UsageError
@@ -74,10 +73,14 @@ DEDUPE_KINDS = ("decision", "pattern", "anti-pattern")
 SIMILARITY_THRESHOLD = 92.0  # rapidfuzz token_sort_ratio, 0-100
 
 
-@dataclass
-class Captured:
+class Captured(NamedTuple):
+    """The record a capture made and the warnings to show with it.
+
+    (A NamedTuple, not a dataclass: each dataclass costs start-up time on this path.)
+    """
+
     record: Record
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str]
 
 
 def route(kind: str | None, fields: dict[str, Any]) -> str:

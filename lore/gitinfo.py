@@ -6,12 +6,11 @@ so a capture inside a repository costs a few file reads, not a subprocess.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Repo:
+class Repo(NamedTuple):  # not a frozen dataclass: those cost capture start-up time
     top: Path  # the working tree's top-level directory
     git_dir: Path  # this worktree's git directory
     common_dir: Path  # where refs live (differs from git_dir in a linked worktree)

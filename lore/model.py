@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 SCHEMA_VERSION = 1
 
@@ -19,33 +19,31 @@ HIDDEN_STATUSES = frozenset({"retracted", "superseded"})
 
 
 # --- storage shapes -----------------------------------------------------------------
+# Small immutable values are NamedTuples, not frozen dataclasses: every dataclass costs
+# start-up time (it compiles its methods at import), and these load on every command.
 
 
-@dataclass(frozen=True)
-class Log:
+class Log(NamedTuple):
     """Append-only JSONL: one record per line, changes appended as revision lines."""
 
     file: str
 
 
-@dataclass(frozen=True)
-class Dir:
+class Dir(NamedTuple):
     """One document per record: ``<dir>/<id><suffix>`` (YAML or JSON)."""
 
     dir: str
     suffix: str  # ".yaml" or ".json"
 
 
-@dataclass(frozen=True)
-class Map:
+class Map(NamedTuple):
     """One hand-editable YAML file holding a mapping of records keyed by name."""
 
     file: str
     key: str
 
 
-@dataclass(frozen=True)
-class Kind:
+class Kind(NamedTuple):
     name: str
     prefix: str | None  # None: the record is keyed by name (registry projects)
     component: str

@@ -7,8 +7,8 @@ One function decides the root, in the documented order: ``--data-dir``,
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 COMPONENTS = (
     "journal",
@@ -23,8 +23,7 @@ COMPONENTS = (
 )
 
 
-@dataclass(frozen=True)
-class DataRoot:
+class DataRoot(NamedTuple):  # not a frozen dataclass: those cost start-up time
     path: Path
     source: str  # "option", "env", "checkout" or "xdg": how it was chosen
 

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True)
-class SecretFinding:
-    """One credential: where it is (``field``), which detector found it, what it is."""
+class SecretFinding(NamedTuple):
+    """One credential: where it is (``field``), which detector found it, what it is.
+
+    (NamedTuples here rather than frozen dataclasses: every capture imports this
+    module, and each dataclass costs start-up time.)
+    """
 
     field: str  # "rationale", "alternatives[1]", "extra.note"; "" from scan_text
     rule: str  # stable id, e.g. "aws-access-key"
@@ -220,8 +222,7 @@ _Hit = tuple[int, int, str]  # (start, end, rule id) of the secret itself
 _Accept = Callable[[re.Match[str], str], _Hit | None]
 
 
-@dataclass(frozen=True)
-class _Detector:
+class _Detector(NamedTuple):
     patterns: tuple[re.Pattern[str], ...]  # each starts with a literal: fast to search
     triggers: tuple[str, ...]  # no pattern can match unless one of these is in the text
     accept: _Accept  # the secret in a match, or None for a placeholder

@@ -10,9 +10,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import nullcontext
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -21,9 +20,11 @@ from lore.storage.lock import locked
 CONFLICT_MARKERS = (b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||")
 
 
-@dataclass(frozen=True)
-class ReadIssue:
-    """A line that could not be read: where it is and why."""
+class ReadIssue(NamedTuple):
+    """A line that could not be read: where it is and why.
+
+    (A NamedTuple rather than a frozen dataclass: dataclasses cost start-up time.)
+    """
 
     file: str
     line: int
