@@ -197,44 +197,52 @@ def _rule_of_three(app: App, record: Any) -> dict[str, Any] | None:
     return None
 
 
-@click.command(name="capture")
-@click.argument("text", required=False)
-@click.option("--decision", "decision", is_flag=True, help="Record a decision.")
-@click.option("--pattern", "pattern", is_flag=True, help="Record a pattern (lesson).")
-@click.option("--anti-pattern", "anti_pattern", is_flag=True, help="Record an anti-pattern.")
-@click.option("--failure", "failure", is_flag=True, help="Record a failure.")
-@click.option("--observation", "observation", is_flag=True, help="Record a raw observation.")
-@click.option("--evidence", "evidence", is_flag=True, help="Record a piece of evidence.")
-@click.option("--concept", "concept", is_flag=True, help="Record a concept.")
-@field_options()
-@common_options
-@pass_app
-def capture_cmd(app: App, text: str | None, **kwargs: Any) -> None:
-    """Record TEXT as a decision, pattern, failure, observation, evidence or concept.
+# Each capture command carries ~45 click options, and building one costs a quarter of a
+# millisecond: they are built on first use (module ``__getattr__`` below), so `lore fail`
+# builds one command, not five. `lore --help` never builds any (see LAZY_COMMANDS).
 
-    An explicit kind flag wins; otherwise failure flags (--error-type, --tool,
-    --step) beat anti-pattern flags (--symptom, --risk, --fix, --severity) beat
-    pattern flags (--solution, --problem, --context, --category, --origin,
-    --confidence, --example) beat evidence flags (--provenance, --supports) beat
-    decision flags (--rationale, --alternatives, --type, --files, --entities,
-    --outcome, --lesson, --related, --supersedes); with none of them TEXT is an
-    observation. TEXT "-", or no TEXT with piped stdin, reads stdin.
 
-    \b
-    Examples:
-      lore capture "Use ruff for lint" -r "one fast tool" -a "flake8,pylint"
-      lore capture "Retry on 429" --solution "exponential backoff" -t http
-      lore capture "pytest hung" --error-type Timeout --tool pytest
-      git log -1 --format=%B | lore capture --decision
-    """
-    chosen = [k for k in KIND_FLAGS if kwargs.pop(k)]
-    if len(chosen) > 1:
-        flags = ", ".join("--" + k.replace("_", "-") for k in chosen)
-        raise UsageError(f"choose one kind, not {flags}")
-    kind = chosen[0].replace("_", "-") if chosen else None
-    body = read_text(text)
-    fields = _fields(kwargs)
-    _run(app, body, kind=kind, fields=fields, **kwargs)
+def _build_capture() -> click.Command:
+    @click.command(name="capture")
+    @click.argument("text", required=False)
+    @click.option("--decision", "decision", is_flag=True, help="Record a decision.")
+    @click.option("--pattern", "pattern", is_flag=True, help="Record a pattern (lesson).")
+    @click.option("--anti-pattern", "anti_pattern", is_flag=True, help="Record an anti-pattern.")
+    @click.option("--failure", "failure", is_flag=True, help="Record a failure.")
+    @click.option("--observation", "observation", is_flag=True, help="Record a raw observation.")
+    @click.option("--evidence", "evidence", is_flag=True, help="Record a piece of evidence.")
+    @click.option("--concept", "concept", is_flag=True, help="Record a concept.")
+    @field_options()
+    @common_options
+    @pass_app
+    def capture_cmd(app: App, text: str | None, **kwargs: Any) -> None:
+        """Record TEXT as a decision, pattern, failure, observation, evidence or concept.
+
+        An explicit kind flag wins; otherwise failure flags (--error-type, --tool,
+        --step) beat anti-pattern flags (--symptom, --risk, --fix, --severity) beat
+        pattern flags (--solution, --problem, --context, --category, --origin,
+        --confidence, --example) beat evidence flags (--provenance, --supports) beat
+        decision flags (--rationale, --alternatives, --type, --files, --entities,
+        --outcome, --lesson, --related, --supersedes); with none of them TEXT is an
+        observation. TEXT "-", or no TEXT with piped stdin, reads stdin.
+
+        \b
+        Examples:
+          lore capture "Use ruff for lint" -r "one fast tool" -a "flake8,pylint"
+          lore capture "Retry on 429" --solution "exponential backoff" -t http
+          lore capture "pytest hung" --error-type Timeout --tool pytest
+          git log -1 --format=%B | lore capture --decision
+        """
+        chosen = [k for k in KIND_FLAGS if kwargs.pop(k)]
+        if len(chosen) > 1:
+            flags = ", ".join("--" + k.replace("_", "-") for k in chosen)
+            raise UsageError(f"choose one kind, not {flags}")
+        kind = chosen[0].replace("_", "-") if chosen else None
+        body = read_text(text)
+        fields = _fields(kwargs)
+        _run(app, body, kind=kind, fields=fields, **kwargs)
+
+    return capture_cmd
 
 
 def _shortcut(kind: str, name: str, doc: str) -> click.Command:
@@ -250,65 +258,93 @@ def _shortcut(kind: str, name: str, doc: str) -> click.Command:
     return command
 
 
-remember_cmd = _shortcut(
-    "decision",
-    "remember",
-    """Record a decision: TEXT, optionally "X because: why vs: a, b".
+def _build_remember() -> click.Command:
+    return _shortcut(
+        "decision",
+        "remember",
+        """Record a decision: TEXT, optionally "X because: why vs: a, b".
 
-    Inline "because:" becomes the rationale and "vs:" the alternatives (flags
-    win over inline text). File paths and `backticked` terms join the entities.
-    Same flags as `lore capture`.
+        Inline "because:" becomes the rationale and "vs:" the alternatives (flags
+        win over inline text). File paths and `backticked` terms join the entities.
+        Same flags as `lore capture`.
 
-    \b
-    Examples:
-      lore remember "Store sessions as JSON files because: merge-safe vs: sqlite, one yaml"
-      lore remember "Pin click<9" -r "8.x API" --type tooling -f pyproject.toml
-    """,
-)
-learn_cmd = _shortcut(
-    "pattern",
-    "learn",
-    """Record a pattern (a lesson): TEXT is its name.
-
-    \b
-    Example:
-      lore learn "Retry flaky network calls" --solution "3 tries, backoff" --context "CI"
-    """,
-)
-observe_cmd = _shortcut(
-    "observation",
-    "observe",
-    """Record a raw observation for later triage.
-
-    \b
-    Example:
-      lore observe "Docs build takes 4 minutes on CI"
-    """,
-)
+        \b
+        Examples:
+          lore remember "Store sessions as JSON files because: merge-safe vs: sqlite, one yaml"
+          lore remember "Pin click<9" -r "8.x API" --type tooling -f pyproject.toml
+        """,
+    )
 
 
-@click.command(name="fail")
-@click.argument("error_type")
-@click.argument("message", required=False)
-@field_options("error_type")
-@common_options
-@pass_app
-def fail_cmd(app: App, error_type: str, message: str | None, **kwargs: Any) -> None:
-    """Record a failure of ERROR_TYPE with MESSAGE ("-" or piped stdin reads it).
+def _build_learn() -> click.Command:
+    return _shortcut(
+        "pattern",
+        "learn",
+        """Record a pattern (a lesson): TEXT is its name.
 
-    Recommended error types: UserDeny, HardDeny, NonZeroExit, Timeout, ToolError,
-    LogicError, PermissionError, EnvironmentError, UserError (any identifier is
-    accepted). When a type reaches three failures, a Rule-of-Three hint is
-    printed on stderr.
+        \b
+        Example:
+          lore learn "Retry flaky network calls" --solution "3 tries, backoff" --context "CI"
+        """,
+    )
 
-    \b
-    Example:
-      lore fail NonZeroExit "npm test exited 1" --tool npm --step test
-    """
-    body = read_text(message, what="message")
-    fields = _fields(kwargs)
-    fields["error_type"] = error_type
-    _run(app, body, kind="failure", fields=fields, **kwargs)
+
+def _build_observe() -> click.Command:
+    return _shortcut(
+        "observation",
+        "observe",
+        """Record a raw observation for later triage.
+
+        \b
+        Example:
+          lore observe "Docs build takes 4 minutes on CI"
+        """,
+    )
+
+
+def _build_fail() -> click.Command:
+    @click.command(name="fail")
+    @click.argument("error_type")
+    @click.argument("message", required=False)
+    @field_options("error_type")
+    @common_options
+    @pass_app
+    def fail_cmd(app: App, error_type: str, message: str | None, **kwargs: Any) -> None:
+        """Record a failure of ERROR_TYPE with MESSAGE ("-" or piped stdin reads it).
+
+        Recommended error types: UserDeny, HardDeny, NonZeroExit, Timeout, ToolError,
+        LogicError, PermissionError, EnvironmentError, UserError (any identifier is
+        accepted). When a type reaches three failures, a Rule-of-Three hint is
+        printed on stderr.
+
+        \b
+        Example:
+          lore fail NonZeroExit "npm test exited 1" --tool npm --step test
+        """
+        body = read_text(message, what="message")
+        fields = _fields(kwargs)
+        fields["error_type"] = error_type
+        _run(app, body, kind="failure", fields=fields, **kwargs)
+
+    return fail_cmd
+
+
+_BUILDERS: dict[str, Callable[[], click.Command]] = {
+    "capture_cmd": _build_capture,
+    "remember_cmd": _build_remember,
+    "learn_cmd": _build_learn,
+    "observe_cmd": _build_observe,
+    "fail_cmd": _build_fail,
+}
+
+
+def __getattr__(name: str) -> click.Command:
+    """``capture_cmd``, ``remember_cmd``, ... built on first access, then kept."""
+    builder = _BUILDERS.get(name)
+    if builder is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    command = globals()[name] = builder()
+    return command
 
 
 @click.command(name="retract")
