@@ -26,7 +26,7 @@ from lore.model import Dir, Log, Record, kind_class
 from lore.paths import DataRoot
 from lore.store import REVISE, Store, fold, read_document
 
-INDEX_SCHEMA = 2
+INDEX_SCHEMA = 4
 MAGIC = b"LOREIDX\x00"
 SEARCH_KINDS = (
     "decision",
@@ -68,6 +68,8 @@ def _digest(data: bytes) -> bytes:
 
 def _unpack(data: bytes, code: str = "I") -> array:
     column = array(code)
+    if isinstance(data, memoryview) and data.format != "B":
+        data = data.cast("B")  # a typed view of the file: frombytes wants plain bytes
     column.frombytes(data)
     return column
 
@@ -83,10 +85,12 @@ class Index:
         self.root = root
         self.sources: dict[str, dict[str, Any]] = {}
         self._ids: list[str] | None = []  # None: not split from _ids_text yet
-        self._ids_text = ""
-        self._ids_at = array("I")  # where each id starts in _ids_text
+        self._ids_text: Any = b""  # UTF-8, one id a line (a view into the file once loaded)
+        self._ids_at = array("I")  # the byte offset where each id starts in _ids_text
+        self._frozen = False  # columns are read-only views until _thaw
         self.kinds = bytearray()
         self.hidden = bytearray()
+        self.flags = bytearray()  # 1: a pending decision, an active goal, a closed session
         self.ts = array("d")
         self.proj = array("I")
         self.imp = array("f")
@@ -99,6 +103,7 @@ class Index:
         self.revs: dict[int, list[tuple[int, int]]] = {}
         self.files: dict[int, str] = {}  # documents whose file name is not <id><suffix>
         self.replaced: dict[int, str] = {}
+        self.facts: dict[int, tuple[Any, ...]] = {}  # what resume sorts and filters by
         self.tags: dict[str, Any] = {}
         self.vocab: dict[str, tuple[int, int]] = {}  # term -> (offset, bytes) in the blob
         self.blob: Any = b""
@@ -108,6 +113,7 @@ class Index:
         self._codes: dict[str, dict[Any, int]] = {}
         self._by_id: dict[str, int] | None = None
         self._group_counts: list[int] | None = None
+        self._docs: dict[tuple[str, bool], list[int]] = {}  # docs() answers, while unchanged
         self.changed = False
 
     # -- persistence -------------------------------------------------------------------
@@ -127,29 +133,47 @@ class Index:
                 vocab[term] = (offset, len(data))
                 chunks.append(data)
                 offset += len(data)
+        columns: list[bytes] = []
+        regions: dict[str, tuple[int, int]] = {}
+        at = 0
+        for name, data in (
+            *self._packed_ids().items(),
+            ("kinds", bytes(self.kinds)),
+            ("hidden", bytes(self.hidden)),
+            ("flags", bytes(self.flags)),
+            *((name, getattr(self, name).tobytes()) for name in _ARRAYS),
+        ):
+            regions[name] = (at, len(data))
+            pad = -len(data) % 8  # keep every column 8-byte aligned for memoryview.cast
+            columns.append(data + b"\0" * pad)
+            at += len(data) + pad
         meta = {
             "root": self.root,
             "sources": self.sources,
-            **self._packed_ids(),
+            "regions": regions,
+            "columns": at,
             "group_counts": self._live_groups(),
-            "kinds": bytes(self.kinds),
-            "hidden": bytes(self.hidden),
-            **{name: getattr(self, name).tobytes() for name in _ARRAYS},
             "projects": self.projects,
             "groups": self.groups,
             "revs": self.revs,
             "files": self.files,
             "replaced": self.replaced,
+            "facts": self.facts,
             "tags": {k: v if isinstance(v, bytes) else v.tobytes() for k, v in self.tags.items()},
             "vocab": vocab,
             "dead": self.dead,
         }
         packed = marshal.dumps(meta)
-        return b"".join([_header(), len(packed).to_bytes(8, "little"), packed, *chunks])
+        head = [_header(), len(packed).to_bytes(8, "little"), packed]
+        return b"".join([*head, *columns, *chunks])
 
     @classmethod
     def loads(cls, data: Any, root: str) -> Index | None:
-        """An index from ``dumps`` output (bytes or a memory map), or None if unusable."""
+        """An index from ``dumps`` output (bytes or a memory map), or None if unusable.
+
+        The columns stay views into ``data`` (nothing is copied: a memory-mapped index
+        costs only the pages a command touches) until the first change thaws them.
+        """
         header = _header()
         start = len(header) + 8
         if len(data) < start or bytes(data[: len(header)]) != header:
@@ -159,21 +183,42 @@ class Index:
             meta = marshal.loads(data[start : start + size])
             if meta["root"] != root:
                 return None
+            view = memoryview(data)
+            base = start + size
+            regions = meta["regions"]
+
+            def column(name: str, code: str = "B") -> memoryview:
+                offset, length = regions[name]
+                if base + offset + length > len(data):
+                    raise ValueError("truncated index")
+                return view[base + offset : base + offset + length].cast(code)
+
             index = cls(root)
             index.sources = meta["sources"]
-            index._ids, index._ids_text = None, meta["ids"]
-            index._ids_at = _unpack(meta["ids_at"])
+            index._ids, index._ids_text = None, column("ids")
+            index._ids_at = column("ids_at", "I")  # type: ignore[assignment]
             index._group_counts = meta["group_counts"]
-            index.kinds = bytearray(meta["kinds"])
-            index.hidden = bytearray(meta["hidden"])
+            index.kinds = column("kinds")  # type: ignore[assignment]
+            index.hidden = column("hidden")  # type: ignore[assignment]
+            index.flags = column("flags")  # type: ignore[assignment]
             for name, code in _ARRAYS.items():
-                setattr(index, name, _unpack(meta[name], code))
-            for name in ("projects", "groups", "revs", "files", "replaced", "tags", "vocab"):
+                setattr(index, name, column(name, code))
+            for name in (
+                "projects",
+                "groups",
+                "revs",
+                "files",
+                "replaced",
+                "facts",
+                "tags",
+                "vocab",
+            ):
                 setattr(index, name, meta[name])
             index.dead = meta["dead"]
-            index.blob = memoryview(data)[start + size :]
+            index.blob = view[base + meta["columns"] :]
+            index._frozen = True
             n = len(index.kinds)
-            columns = (*_ARRAYS, "hidden", "_ids_at")
+            columns = (*_ARRAYS, "hidden", "flags", "_ids_at")
             if not all(len(getattr(index, c)) == n for c in columns):
                 return None
             if any(o + s > len(index.blob) for o, s in index.vocab.values()):
@@ -184,13 +229,25 @@ class Index:
             return None
         return index
 
+    def _thaw(self) -> None:
+        """Copy the memory-mapped columns into growable arrays, before the first change."""
+        self._frozen = False
+        self.kinds = bytearray(self.kinds)
+        self.hidden = bytearray(self.hidden)
+        self.flags = bytearray(self.flags)
+        for name, code in _ARRAYS.items():
+            setattr(self, name, _unpack(getattr(self, name), code))
+        self._ids_at = _unpack(self._ids_at)
+        self._ids_text = bytes(self._ids_text)
+
     # -- reading -----------------------------------------------------------------------
 
     @property
     def ids(self) -> list[str]:
         """Every record's id, by record number (split from one string on first use)."""
         if self._ids is None:
-            self._ids = self._ids_text.split("\n") if self._ids_text else []
+            text = bytes(self._ids_text).decode("utf-8")
+            self._ids = text.split("\n") if text else []
         return self._ids
 
     @ids.setter
@@ -203,16 +260,18 @@ class Index:
             return self._ids[doc]
         start = self._ids_at[doc]
         end = self._ids_at[doc + 1] - 1 if doc + 1 < len(self._ids_at) else len(self._ids_text)
-        return self._ids_text[start:end]
+        return bytes(self._ids_text[start:end]).decode("utf-8")
 
-    def _packed_ids(self) -> dict[str, Any]:
+    def _packed_ids(self) -> dict[str, bytes]:
+        """The ids as one UTF-8 text and the byte offset where each starts."""
         if self._ids is None:
-            return {"ids": self._ids_text, "ids_at": self._ids_at.tobytes()}
+            return {"ids": bytes(self._ids_text), "ids_at": bytes(self._ids_at)}
+        encoded = [rid.encode("utf-8") for rid in self._ids]
         starts, at = array("I"), 0
-        for rid in self._ids:
+        for rid in encoded:
             starts.append(at)
             at += len(rid) + 1
-        return {"ids": "\n".join(self._ids), "ids_at": starts.tobytes()}
+        return {"ids": b"\n".join(encoded), "ids_at": starts.tobytes()}
 
     def _live_groups(self) -> list[int]:
         if self._group_counts is None:
@@ -291,6 +350,28 @@ class Index:
     def kind_of(self, doc: int) -> str:
         return SEARCH_KINDS[self.kinds[doc]]
 
+    def docs(self, kind: str, *, flagged: bool = False) -> list[int]:
+        """The live, shown (not hidden) records of ``kind``, in index order; ``flagged``:
+        only those whose flag is set (see ``_flag``). Byte masks keep this at C speed."""
+        cached = self._docs.get((kind, flagged))
+        if cached is not None:
+            return list(cached)
+        from itertools import compress
+
+        n = len(self.kinds)
+        table = bytearray(256)
+        table[SEARCH_KINDS.index(kind)] = 1
+        mask = int.from_bytes(bytes(self.kinds).translate(table), "little")
+        mask &= int.from_bytes(bytes(self.hidden).translate(_NOT), "little")
+        if flagged:
+            mask &= int.from_bytes(self.flags, "little")
+        found = list(compress(range(n), mask.to_bytes(n, "little"))) if n else []
+        if self.dead:
+            dead = self.dead
+            found = [d for d in found if d not in dead]
+        self._docs[(kind, flagged)] = found
+        return list(found)
+
     def fetch(self, store: Store, doc: int) -> Record:
         """The full record behind ``doc``, read from its own lines or file only."""
         cls = kind_class(self.kind_of(doc))
@@ -320,6 +401,8 @@ class Index:
     def _add(self, record: Record, span: tuple[int, int], revs: list[tuple[int, int]]) -> int:
         if not isinstance(record.id, str) or not record.id or "\n" in record.id:
             return -1  # the store skips it too, or validate reports it
+        if self._frozen:
+            self._thaw()
         doc = len(self.kinds)
         kind = record.KIND
         counts: dict[str, int] = defaultdict(int)
@@ -349,6 +432,7 @@ class Index:
         self.ids.append(record.id)
         self.kinds.append(SEARCH_KINDS.index(kind.name))
         self.hidden.append(1 if record.hidden else 0)
+        self.flags.append(_flag(record))
         self.ts.append(_epoch(record.timestamp))
         project = record.project if isinstance(record.project, str) else None
         self.proj.append(self._intern("projects", project))
@@ -363,9 +447,13 @@ class Index:
         replaced_by = getattr(record, "superseded_by", None)
         if record.hidden and isinstance(replaced_by, str) and replaced_by:
             self.replaced[doc] = replaced_by
+        facts = _facts(record)
+        if facts is not None:
+            self.facts[doc] = facts
         if self._by_id is not None:
             self._by_id[record.id] = doc
         self._group_counts = None
+        self._docs = {}
         self.changed = True
         return doc
 
@@ -374,6 +462,7 @@ class Index:
             return
         self.dead.add(doc)
         self._group_counts = None
+        self._docs = {}
         if self._by_id is not None and self._by_id.get(self.id_of(doc)) == doc:
             del self._by_id[self.id_of(doc)]
         self.changed = True
@@ -568,10 +657,11 @@ class Index:
         self.ids = [self.ids[d] for d in keep]
         self.kinds = bytearray(self.kinds[d] for d in keep)
         self.hidden = bytearray(self.hidden[d] for d in keep)
+        self.flags = bytearray(self.flags[d] for d in keep)
         for name, code in _ARRAYS.items():
             column = getattr(self, name)
             setattr(self, name, array(code, (column[d] for d in keep)))
-        for name in ("revs", "files", "replaced"):
+        for name in ("revs", "files", "replaced", "facts"):
             mapping = getattr(self, name)
             setattr(self, name, {remap[d]: v for d, v in mapping.items() if remap[d] >= 0})
         fresh: dict[str, array] = {}
@@ -601,6 +691,7 @@ class Index:
         self._terms = None
         self._by_id = None
         self._group_counts = None
+        self._docs = {}
         self.changed = True
 
 
@@ -650,6 +741,53 @@ class _Listing:
             ):
                 return False
         return True
+
+
+_NOT = bytes([1] + [0] * 255)  # translate table: 0 -> 1, anything else -> 0
+
+
+def _flag(record: Record) -> int:
+    """1 for what resume looks for among many: a pending decision, an active goal, a
+    closed session."""
+    kind, state = record.KIND.name, record.__dict__
+    if kind == "decision":
+        return 1 if state.get("outcome") == "pending" else 0
+    if kind == "goal":
+        return 1 if state.get("status") == "active" else 0
+    if kind == "session":
+        return 1 if state.get("status") == "closed" else 0
+    return 0
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _facts(record: Record) -> tuple[Any, ...] | None:
+    """The few fields ``lore resume`` chooses by, so it reads only the records it shows.
+
+    decision: (outcome,); session: (status, ended_at or timestamp, project or None);
+    pattern: (confidence, validations); anti-pattern: (severity, name);
+    goal: (status, priority). Only marshal-safe plain values.
+    """
+    kind = record.KIND.name
+    state = record.__dict__
+    if kind == "decision":
+        return (_text(state.get("outcome")),)
+    if kind == "session":
+        project = state.get("project")
+        ended = _text(state.get("ended_at")) or _text(state.get("timestamp"))
+        return (_text(state.get("status")), ended, project if isinstance(project, str) else None)
+    if kind == "pattern":
+        return (
+            search._number(state.get("confidence"), 0.0),
+            search._number(state.get("validations"), 0.0),
+        )
+    if kind == "anti-pattern":
+        return (_text(state.get("severity")), _text(state.get("name")))
+    if kind == "goal":
+        return (_text(state.get("status")), _text(state.get("priority")))
+    return None
 
 
 def _epoch(timestamp: Any) -> float:

@@ -6,23 +6,22 @@ writes (``--fork`` is the CLI asking transfer to start a session afterwards).
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
 from lore import clock
-from lore.components.failures import Failure
-from lore.components.inbox import Observation
-from lore.components.intent import Goal
 from lore.components.journal import Decision
-from lore.components.patterns import AntiPattern, Pattern
-from lore.components.transfer import Session, last_handoff
+from lore.components.transfer import Session
 from lore.store import Store
 
 RECENT_DECISIONS = 10
 MAX_UNCOMMITTED = 10  # uncommitted files listed when rebuilding context from git
 TOP_PATTERNS = 5
+MAX_GOALS = 10  # goals listed (by priority); goals_count has them all
+MAX_PENDING = 10  # decisions pending review listed (oldest first); pending_review_count all
 REVIEW_AFTER_DAYS = 3
 SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3}
 
@@ -39,6 +38,8 @@ class ResumeBundle:
     goals: list[dict[str, Any]] = field(default_factory=list)
     pending_review: list[dict[str, Any]] = field(default_factory=list)
     fork: dict[str, Any] | None = None
+    goals_count: int = 0
+    pending_review_count: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -50,15 +51,53 @@ class ResumeBundle:
             "pitfalls": self.pitfalls,
             "recurring_failures": self.recurring_failures,
             "goals": self.goals,
+            "goals_count": max(self.goals_count, len(self.goals)),
             "pending_review": self.pending_review,
+            "pending_review_count": max(self.pending_review_count, len(self.pending_review)),
             "fork": self.fork,
         }
 
 
-def _in_project(record: Any, project: str | None) -> bool:
-    if not project:
-        return True
-    return record.project == project or project in record.tags or not record.project
+class _View:
+    """The index seen from one project: which records are in it, newest first.
+
+    A record is in ``project`` when its project is that name, it carries the name as a
+    tag, or it has no project (the same rule as ``lore recall --project``'s context).
+    Records are read from disk only once chosen.
+    """
+
+    def __init__(self, store: Store, project: str | None) -> None:
+        from lore.index import open_index
+
+        self.store = store
+        self.project = project
+        self.index = open_index(store)
+        self._mine: Any = None
+
+    def docs(self, kind: str, *, flagged: bool = False, everywhere: bool = False) -> list[int]:
+        """Shown records of ``kind`` (``flagged``: see ``lore.index._flag``) in the project
+        (``everywhere``: in any project)."""
+        found = self.index.docs(kind, flagged=flagged)
+        if not self.project or everywhere:
+            return found
+        if self._mine is None:
+            idx = self.index
+            codes = {idx.project_code(self.project), idx.project_code(None), idx.project_code("")}
+            self._mine = (codes - {-1}, idx.tagged(self.project))
+        codes, tagged = self._mine
+        proj = self.index.proj
+        return [d for d in found if proj[d] in codes or d in tagged]
+
+    def newest(self, docs: list[int], n: int) -> list[int]:
+        ts = self.index.ts
+        # Equal times: the later record first (nlargest keeps the input order of ties).
+        return heapq.nlargest(n, reversed(docs), key=ts.__getitem__)
+
+    def fact(self, doc: int) -> tuple[Any, ...]:
+        return self.index.facts.get(doc, ())
+
+    def read(self, doc: int) -> Any:
+        return self.index.fetch(self.store, doc)
 
 
 def resume(
@@ -69,57 +108,37 @@ def resume(
     threshold: int = 3,
     git: dict[str, Any] | None = None,
 ) -> ResumeBundle:
-    """Gather the resume bundle (read-only)."""
+    """Gather the resume bundle (read-only, apart from refreshing the derived index)."""
+    view = _View(store, project)
+    session: Any
     if session_id:
-        found = store.get(session_id)
-        if not isinstance(found, Session):
+        session = store.get(session_id)
+        if not isinstance(session, Session):
             from lore.errors import UsageError
 
-            article = "an" if found.kind[0] in "aeiou" else "a"
-            raise UsageError(f"{session_id} is {article} {found.kind}, not a session")
-        session: Session | None = found
+            article = "an" if session.kind[0] in "aeiou" else "a"
+            raise UsageError(f"{session_id} is {article} {session.kind}, not a session")
     else:
-        session = last_handoff(store, project)
+        session = _last_handoff(view, project)
     bundle = ResumeBundle(project=project, session=None, reconstructed=None)
     if session is not None:
         bundle.session = {
-            key: value
-            for key, value in session.to_dict().items()
-            if key
-            in (
-                "id",
-                "project",
-                "status",
-                "started_at",
-                "ended_at",
-                "message",
-                "summary",
-                "next_steps",
-                "blockers",
-                "questions",
-                "threads",
-                "git",
-                "parent",
-            )
+            key: value for key, value in session.to_dict().items() if key in SESSION_KEYS
         }
-    decisions = [d for d in store.of(Decision) if _in_project(d, project)]
-    decisions.sort(key=lambda d: d.timestamp, reverse=True)
-    bundle.recent_decisions = [_decision(d) for d in decisions[:RECENT_DECISIONS]]
+    recent = view.newest(view.docs("decision"), RECENT_DECISIONS)
+    bundle.recent_decisions = [_decision(view.read(d)) for d in recent]
     if session is None:
-        observations = [o for o in store.of(Observation) if _in_project(o, project)]
-        observations.sort(key=lambda o: o.timestamp, reverse=True)
         bundle.reconstructed = {
             "note": "no handoff yet: context rebuilt from recent records and git history",
             "git": git,
             "recent_observations": [
                 {"id": o.id, "timestamp": o.timestamp, "content": o.content}
-                for o in observations[:5]
+                for o in map(view.read, view.newest(view.docs("observation"), 5))
             ],
         }
-    patterns = [p for p in store.of(Pattern) if _in_project(p, project)]
-    patterns.sort(
-        key=lambda p: (p.confidence, p.validations, p.timestamp),
-        reverse=True,
+    ts = view.index.ts
+    patterns = sorted(
+        view.docs("pattern"), key=lambda d: (*view.fact(d)[:2], ts[d], d), reverse=True
     )
     bundle.patterns = [
         {
@@ -129,22 +148,17 @@ def resume(
             "confidence": p.confidence,
             "validations": p.validations,
         }
-        for p in patterns[:TOP_PATTERNS]
+        for p in map(view.read, patterns[:TOP_PATTERNS])
     ]
-    pitfalls = [a for a in store.of(AntiPattern) if _in_project(a, project)]
-    pitfalls.sort(key=lambda a: (SEVERITY_RANK.get(a.severity, 9), a.timestamp))
+    pitfalls = sorted(view.docs("anti-pattern"), key=lambda d: (_severity(view.fact(d)), ts[d], d))
     bundle.pitfalls = [
-        {
-            "id": a.id,
-            "name": a.name,
-            "fix": a.fix,
-            "severity": a.severity,
-        }
-        for a in pitfalls[:TOP_PATTERNS]
+        {"id": a.id, "name": a.name, "fix": a.fix, "severity": a.severity}
+        for a in map(view.read, pitfalls[:TOP_PATTERNS])
     ]
-    bundle.recurring_failures = recurring_failures(store, project=project, threshold=threshold)
-    goals = [g for g in store.of(Goal) if g.status == "active" and _in_project(g, project)]
-    goals.sort(key=lambda g: (SEVERITY_RANK.get(g.priority, 9), g.timestamp))
+    bundle.recurring_failures = _recurring(view, threshold)
+    goals = view.docs("goal", flagged=True)
+    goals.sort(key=lambda d: (SEVERITY_RANK.get(view.fact(d)[1], 9), ts[d], d))
+    bundle.goals_count = len(goals)
     bundle.goals = [
         {
             "id": g.id,
@@ -153,15 +167,46 @@ def resume(
             "criteria_met": g.criteria_met[0],
             "criteria_total": g.criteria_met[1],
         }
-        for g in goals
+        for g in map(view.read, goals[:MAX_GOALS])
     ]
-    cutoff = (clock.parse_timestamp(clock.now()) - timedelta(days=REVIEW_AFTER_DAYS)).strftime(
-        "%Y-%m-%dT%H:%M:%S.%fZ"
-    )
-    pending = [d for d in decisions if d.outcome == "pending" and d.timestamp <= cutoff]
-    pending.sort(key=lambda d: d.timestamp)
-    bundle.pending_review = [_decision(d) for d in pending]
+    cutoff = (clock.parse_timestamp(clock.now()) - timedelta(days=REVIEW_AFTER_DAYS)).timestamp()
+    pending = [d for d in view.docs("decision", flagged=True) if ts[d] <= cutoff]
+    pending.sort(key=lambda d: (ts[d], d))
+    bundle.pending_review_count = len(pending)
+    bundle.pending_review = [_decision(view.read(d)) for d in pending[:MAX_PENDING]]
     return bundle
+
+
+SESSION_KEYS = (
+    "id",
+    "project",
+    "status",
+    "started_at",
+    "ended_at",
+    "message",
+    "summary",
+    "next_steps",
+    "blockers",
+    "questions",
+    "threads",
+    "git",
+    "parent",
+)
+
+
+def _severity(fact: tuple[Any, ...]) -> int:
+    return SEVERITY_RANK.get(fact[0], 9) if fact else 9
+
+
+def _last_handoff(view: _View, project: str | None) -> Any:
+    """The most recently closed session of ``project`` (see ``transfer.last_handoff``)."""
+    closed = view.docs("session", flagged=True, everywhere=True)
+    if project:
+        own = [d for d in closed if view.fact(d)[2] == project]
+        closed = own or [d for d in closed if not view.fact(d)[2]]
+    if not closed:
+        return None
+    return view.read(max(closed, key=lambda d: (view.fact(d)[1], d)))
 
 
 def _decision(d: Decision) -> dict[str, Any]:
@@ -175,33 +220,47 @@ def _decision(d: Decision) -> dict[str, Any]:
     }
 
 
+def _recurring(view: _View, threshold: int) -> list[dict[str, Any]]:
+    idx = view.index
+    grp, ts = idx.grp, idx.ts
+    failures = view.docs("failure")
+    counts = Counter(map(grp.__getitem__, failures))
+    due = [(group, n) for group, n in counts.most_common() if n >= threshold]
+    if not due:
+        return []
+    latest: dict[int, int] = {}
+    wanted = {group for group, _ in due}
+    # Newest first; on equal times the later record wins, as in every other list.
+    for d in sorted(reversed(failures), key=ts.__getitem__, reverse=True):
+        if grp[d] in wanted and grp[d] not in latest:
+            latest[grp[d]] = d
+            if len(latest) == len(wanted):
+                break
+    pitfalls: dict[str, str] = {}
+    for d in view.docs("anti-pattern", everywhere=True):
+        name = view.fact(d)[1:2]
+        if name and name[0].startswith("PITFALL: "):
+            pitfalls[name[0]] = idx.id_of(d)
+    out = []
+    for group, count in due:
+        last = view.read(latest[group])
+        out.append(
+            {
+                "error_type": last.error_type,
+                "count": count,
+                "last_seen": last.timestamp,
+                "last_message": last.error_message,
+                "pitfall": pitfalls.get(f"PITFALL: {last.error_type}"),
+            }
+        )
+    return out
+
+
 def recurring_failures(
     store: Store, *, project: str | None = None, threshold: int = 3
 ) -> list[dict[str, Any]]:
     """Error types with ``threshold`` or more failures (the Rule of Three), most first."""
-    failures = [f for f in store.of(Failure) if _in_project(f, project)]
-    counts = Counter(f.error_type for f in failures)
-    latest: dict[str, Any] = {}
-    for f in failures:
-        current = latest.get(f.error_type)
-        if current is None or f.timestamp > current.timestamp:
-            latest[f.error_type] = f
-    pitfalls = {a.name: a.id for a in store.of(AntiPattern) if a.name.startswith("PITFALL: ")}
-    out = []
-    for error_type, count in counts.most_common():
-        if count < threshold:
-            continue
-        last = latest[error_type]
-        out.append(
-            {
-                "error_type": error_type,
-                "count": count,
-                "last_seen": last.timestamp,
-                "last_message": last.error_message,
-                "pitfall": pitfalls.get(f"PITFALL: {error_type}"),
-            }
-        )
-    return out
+    return _recurring(_View(store, project), threshold)
 
 
 # --- text form ---------------------------------------------------------------------
@@ -295,8 +354,12 @@ def render(bundle: ResumeBundle, *, budget: int | None = None) -> tuple[str, lis
                 "goals",
                 f"- {g['title']} [{g['criteria_met']}/{g['criteria_total']} criteria] ({g['id']})",
             )
+        more = bundle.goals_count - len(bundle.goals)
+        if more > 0:
+            add(4, "goals", f"- … and {more} more active goals (lore list goal)")
     if bundle.pending_review:
-        add(4, "review", f"## Decisions pending review ({len(bundle.pending_review)})")
+        count = max(bundle.pending_review_count, len(bundle.pending_review))
+        add(4, "review", f"## Decisions pending review ({count})")
         for d in bundle.pending_review[:5]:
             add(4, "review", f"- {d['decision']} ({d['id']}, since {d['timestamp'][:10]})")
     if bundle.fork:

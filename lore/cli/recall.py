@@ -250,7 +250,7 @@ def _triggers(app: App, threshold: int, project: str | None, as_json: bool) -> N
         return
     for t in doc["triggers"]:
         pitfall = f" (see {t['pitfall']})" if t.get("pitfall") else ""
-        echo(f"{t['error_type']} x{t['count']}  last {t['last_seen'][:10]}: ")
+        echo(f"{t['error_type']} x{t['count']}  last {t['last_seen'][:10]}")
         echo(f"      {' '.join(str(t['last_message']).split())}{pitfall}")
 
 
