@@ -137,7 +137,7 @@ class Store:
             return out
         for file in sorted(path.glob(f"*{storage.suffix}")):
             try:
-                data = read_document(file)
+                data = read_fast(file)
             except DataError as exc:
                 self.issues.append(_data_issue(file, exc))
                 continue
@@ -446,6 +446,18 @@ def _stamp(path: Path) -> Any:
                 sorted((e.name, e.inode(), e.stat().st_mtime_ns, e.stat().st_size) for e in entries)
             )
     return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def read_fast(file: Path) -> dict[str, Any]:
+    """``read_document(file)``, faster for the documents lore writes itself."""
+    if file.suffix == ".yaml":
+        from lore.storage.fastyaml import Unsure, flat_yaml
+
+        try:
+            return flat_yaml(file.read_text(encoding="utf-8"))
+        except (Unsure, UnicodeDecodeError, OSError):
+            pass
+    return read_document(file)
 
 
 def read_document(file: Path) -> dict[str, Any]:

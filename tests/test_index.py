@@ -13,9 +13,11 @@ from hypothesis import strategies as st
 import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
 from lore import index as lore_index
 from lore.capture import build
-from lore.index import Index, _flat_yaml, _Unsure, index_path, load, open_index, rebuild
+from lore.index import Index, index_path, load, open_index, rebuild
 from lore.recall import recall
 from lore.storage import yamlio
+from lore.storage.fastyaml import Unsure as _Unsure
+from lore.storage.fastyaml import flat_yaml as _flat_yaml
 from lore.store import Store
 
 
