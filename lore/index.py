@@ -25,7 +25,7 @@ from lore.model import Dir, Log, Record, kind_class
 from lore.paths import DataRoot
 from lore.store import REVISE, Store, fold, read_fast
 
-INDEX_SCHEMA = 4
+INDEX_SCHEMA = 5
 MAGIC = b"LOREIDX\x00"
 SEARCH_KINDS = (
     "decision",
@@ -45,8 +45,17 @@ COUNTS_FILE = "recall-counts.json"
 
 # Per-record columns and their array typecodes: time (epoch seconds), project code,
 # static importance, weighted length, the creation line's byte offset and length (logs;
-# -1 for documents) and the failure group (error type) code.
-_ARRAYS = {"ts": "d", "proj": "I", "imp": "f", "dl": "I", "off": "q", "ln": "I", "grp": "I"}
+# -1 for documents), the failure group (error type) code and the session_id code.
+_ARRAYS = {
+    "ts": "d",
+    "proj": "I",
+    "imp": "f",
+    "dl": "I",
+    "off": "q",
+    "ln": "I",
+    "grp": "I",
+    "sess": "I",
+}
 
 
 def index_path(root: DataRoot) -> Path:
@@ -97,8 +106,10 @@ class Index:
         self.off = array("q")
         self.ln = array("I")
         self.grp = array("I")
+        self.sess = array("I")
         self.projects: list[str | None] = [None]
         self.groups: list[str] = [""]
+        self.sessions: list[str | None] = [None]
         self.revs: dict[int, list[tuple[int, int]]] = {}
         self.files: dict[int, str] = {}  # documents whose file name is not <id><suffix>
         self.replaced: dict[int, str] = {}
@@ -112,7 +123,7 @@ class Index:
         self._codes: dict[str, dict[Any, int]] = {}
         self._by_id: dict[str, int] | None = None
         self._group_counts: list[int] | None = None
-        self._docs: dict[tuple[str, bool], list[int]] = {}  # docs() answers, while unchanged
+        self._docs: dict[tuple[str, bool, bool], list[int]] = {}  # docs() answers, while unchanged
         self.changed = False
 
     # -- persistence -------------------------------------------------------------------
@@ -154,6 +165,7 @@ class Index:
             "group_counts": self._live_groups(),
             "projects": self.projects,
             "groups": self.groups,
+            "sessions": self.sessions,
             "revs": self.revs,
             "files": self.files,
             "replaced": self.replaced,
@@ -205,6 +217,7 @@ class Index:
             for name in (
                 "projects",
                 "groups",
+                "sessions",
                 "revs",
                 "files",
                 "replaced",
@@ -349,10 +362,11 @@ class Index:
     def kind_of(self, doc: int) -> str:
         return SEARCH_KINDS[self.kinds[doc]]
 
-    def docs(self, kind: str, *, flagged: bool = False) -> list[int]:
-        """The live, shown (not hidden) records of ``kind``, in index order; ``flagged``:
-        only those whose flag is set (see ``_flag``). Byte masks keep this at C speed."""
-        cached = self._docs.get((kind, flagged))
+    def docs(self, kind: str, *, flagged: bool = False, hidden: bool = False) -> list[int]:
+        """The live, shown records of ``kind``, in index order (``hidden``: hidden ones
+        too); ``flagged``: only those whose flag is set (see ``_flag``). Byte masks keep
+        this at C speed."""
+        cached = self._docs.get((kind, flagged, hidden))
         if cached is not None:
             return list(cached)
         from itertools import compress
@@ -361,14 +375,15 @@ class Index:
         table = bytearray(256)
         table[SEARCH_KINDS.index(kind)] = 1
         mask = int.from_bytes(bytes(self.kinds).translate(table), "little")
-        mask &= int.from_bytes(bytes(self.hidden).translate(_NOT), "little")
+        if not hidden:
+            mask &= int.from_bytes(bytes(self.hidden).translate(_NOT), "little")
         if flagged:
             mask &= int.from_bytes(self.flags, "little")
         found = list(compress(range(n), mask.to_bytes(n, "little"))) if n else []
         if self.dead:
             dead = self.dead
             found = [d for d in found if d not in dead]
-        self._docs[(kind, flagged)] = found
+        self._docs[(kind, flagged, hidden)] = found
         return list(found)
 
     def fetch(self, store: Store, doc: int) -> Record:
@@ -441,6 +456,8 @@ class Index:
         self.ln.append(span[1])
         group = getattr(record, "error_type", "") if kind.name == "failure" else ""
         self.grp.append(self._intern("groups", str(group)))
+        session_id = record.session_id if isinstance(record.session_id, str) else None
+        self.sess.append(self._intern("sessions", session_id))
         if revs:
             self.revs[doc] = revs
         replaced_by = getattr(record, "superseded_by", None)

@@ -200,13 +200,9 @@ def _severity(fact: tuple[Any, ...]) -> int:
 
 def _last_handoff(view: _View, project: str | None) -> Any:
     """The most recently closed session of ``project`` (see ``transfer.last_handoff``)."""
-    closed = view.docs("session", flagged=True, everywhere=True)
-    if project:
-        own = [d for d in closed if view.fact(d)[2] == project]
-        closed = own or [d for d in closed if not view.fact(d)[2]]
-    if not closed:
-        return None
-    return view.read(max(closed, key=lambda d: (view.fact(d)[1], d)))
+    from lore.components.transfer import last_handoff
+
+    return last_handoff(view.store, project, view.index)
 
 
 def _decision(d: Decision) -> dict[str, Any]:

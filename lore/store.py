@@ -88,6 +88,11 @@ class Store:
 
     def get(self, record_id: str) -> Record:
         cls = class_for_id(record_id)
+        if cls is not None and isinstance(cls.KIND.storage, Dir):
+            # A document is found by its file name, without parsing its whole directory.
+            found = self._read_one(cls, record_id)
+            if found is not None:
+                return found
         # Projects are keyed by free-form names, so "pat-tools" may be a project.
         project = kind_class("project")
         candidates = [cls, project] if cls and cls is not project else [project]
@@ -272,6 +277,16 @@ class Store:
         # A document's new state is the tree just written: no directory re-read needed.
         return record if isinstance(storage, Dir) else self.get(record_id)
 
+    def _read_one(self, cls: type[Record], record_id: str) -> Record | None:
+        """The document ``<id><suffix>``, if it exists and holds that record."""
+        file = self._document(cls, record_id)
+        try:
+            record = cls.from_dict(read_fast(file))
+        except (OSError, DataError):
+            return None  # missing or unreadable: the full load reports it properly
+        record.id = record.id or record_id
+        return record if record.id == record_id else None
+
     def _document(self, cls: type[Record], record_id: str) -> Path:
         """The file of a one-document-per-record kind (for other kinds, their file)."""
         storage = cls.KIND.storage
@@ -370,7 +385,9 @@ def fold(
     """
     found = issues if issues is not None else []
     states: dict[str, dict[str, Any]] = {}
-    first_seen: dict[str, bytes] = {}
+    # Each id's creation line as read: serialized only when the id turns up again,
+    # so a log without repeated ids is never re-encoded (that is a third of a read).
+    first_seen: dict[str, dict[str, Any]] = {}
     revisions: dict[str, list[tuple[str, int, dict[str, Any]]]] = defaultdict(list)
     seen_revisions: set[bytes] = set()
     for number, obj in rows:
@@ -390,13 +407,13 @@ def fold(
             revisions[rid].append((_order_key(obj.get("timestamp")), number, changes))
             continue
         if rid in states:
-            if jsonl.dumps(obj) != first_seen[rid]:
+            if jsonl.dumps(obj) != jsonl.dumps(first_seen[rid]):
                 found.append(
                     ReadIssue(name, number, f"duplicate id {rid} (first line kept)", "duplicate-id")
                 )
             continue
         states[rid] = dict(obj)
-        first_seen[rid] = jsonl.dumps(obj)
+        first_seen[rid] = obj
     for rid, changes_list in revisions.items():
         state = states.get(rid)
         if state is None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from lore import clock
 from lore.errors import UsageError
-from lore.model import Dir, Kind, Record, ref, register, text, texts
+from lore.model import Dir, Kind, Record, kind_class, ref, register, text, texts
 
 STATUSES = ("open", "closed", "archived")
 
@@ -149,33 +149,59 @@ def start(
     return session
 
 
-def last_handoff(store: Any, project: str | None) -> Session | None:
+def last_handoff(store: Any, project: str | None, index: Any = None) -> Session | None:
     """The most recently closed session of ``project``.
 
     Without a project: the latest of all. A project with no sessions of its own
     falls back to sessions recorded outside any project, never another project's.
+    Chosen through the derived index (``index``, or the store's, refreshed), so only
+    the chosen session's file is read.
     """
-    closed = [s for s in store.records("session") if s.status == "closed"]
-    closed.sort(key=lambda s: s.ended_at or s.timestamp or "")
+    from lore.index import open_index
+
+    idx = index or open_index(store)
+    facts = idx.facts  # session: (status, ended_at or timestamp, project)
+    closed = idx.docs("session", flagged=True)
     if project:
-        closed = [s for s in closed if s.project == project] or [s for s in closed if not s.project]
-    return closed[-1] if closed else None
+        own = [d for d in closed if facts[d][2] == project]
+        closed = own or [d for d in closed if not facts[d][2]]
+    if not closed:
+        return None
+    found = idx.fetch(store, max(closed, key=lambda d: (facts[d][1], d)))
+    return found if isinstance(found, Session) else None
 
 
 def captured_during(store: Any, session: Session, since: str | None) -> dict[str, list[str]]:
     """Ids of records made in ``session``: tagged with its id, or untagged records of
-    the same project captured since ``since``."""
+    the same project captured since ``since``. Read from the derived index, in the
+    order the store lists them (file order for logs, time order for documents)."""
+    from lore.index import open_index
+    from lore.model import Log
+
+    idx = open_index(store)
+    own = idx.code("sessions", session.id)
+    untagged = idx.code("sessions", None)
+    after = clock.parse_timestamp(since).timestamp() if since else None
+    project = idx.project_code(session.project) if session.project is not None else None
+    sess, ts, proj, off = idx.sess, idx.ts, idx.proj, idx.off
     out: dict[str, list[str]] = {}
     for kind in CAPTURED_KINDS:
-        ids = []
-        for record in store.records(kind, hidden=True):
-            if record.session_id == session.id or (
-                record.session_id is None
-                and since is not None
-                and (record.timestamp or "") > since
-                and (session.project is None or record.project == session.project)
-            ):
-                ids.append(record.id)
+        docs = [
+            d
+            for d in idx.docs(kind, hidden=True)
+            if sess[d] == own
+            or (
+                sess[d] == untagged
+                and after is not None
+                and ts[d] > after
+                and (project is None or proj[d] == project)
+            )
+        ]
+        if isinstance(kind_class(kind).KIND.storage, Log):
+            docs.sort(key=off.__getitem__)
+            ids = [idx.id_of(d) for d in docs]
+        else:
+            ids = [rid for _, rid in sorted((ts[d], idx.id_of(d)) for d in docs)]
         if ids:
             out[kind] = ids
     return out
