@@ -25,7 +25,7 @@ from lore.model import Dir, Log, Record, kind_class
 from lore.paths import DataRoot
 from lore.store import REVISE, Store, fold, read_fast
 
-INDEX_SCHEMA = 5
+INDEX_SCHEMA = 6
 MAGIC = b"LOREIDX\x00"
 SEARCH_KINDS = (
     "decision",
@@ -123,7 +123,8 @@ class Index:
         self._codes: dict[str, dict[Any, int]] = {}
         self._by_id: dict[str, int] | None = None
         self._group_counts: list[int] | None = None
-        self._docs: dict[tuple[str, bool, bool], list[int]] = {}  # docs() answers, while unchanged
+        self._docs: dict[tuple[str, bool, bool], list[int]] = {}  # docs() answers
+        self._kind_bytes: bytes | None = None  # the kinds column as bytes, for docs()
         self.changed = False
 
     # -- persistence -------------------------------------------------------------------
@@ -371,15 +372,22 @@ class Index:
             return list(cached)
         from itertools import compress
 
-        n = len(self.kinds)
-        table = bytearray(256)
-        table[SEARCH_KINDS.index(kind)] = 1
-        mask = int.from_bytes(bytes(self.kinds).translate(table), "little")
-        if not hidden:
-            mask &= int.from_bytes(bytes(self.hidden).translate(_NOT), "little")
-        if flagged:
-            mask &= int.from_bytes(self.flags, "little")
-        found = list(compress(range(n), mask.to_bytes(n, "little"))) if n else []
+        kinds = self._kind_bytes
+        if kinds is None:
+            kinds = self._kind_bytes = bytes(self.kinds)
+        code = SEARCH_KINDS.index(kind)
+        # A kind's records sit mostly together (a log is indexed in one run): scan its span.
+        lo, hi = kinds.find(code), kinds.rfind(code) + 1
+        found: list[int] = []
+        if lo >= 0:
+            table = bytearray(256)
+            table[code] = 1
+            mask = int.from_bytes(kinds[lo:hi].translate(table), "little")
+            if not hidden:
+                mask &= int.from_bytes(bytes(self.hidden[lo:hi]).translate(_NOT), "little")
+            if flagged:
+                mask &= int.from_bytes(bytes(self.flags[lo:hi]), "little")
+            found = list(compress(range(lo, hi), mask.to_bytes(hi - lo, "little")))
         if self.dead:
             dead = self.dead
             found = [d for d in found if d not in dead]
@@ -470,6 +478,7 @@ class Index:
             self._by_id[record.id] = doc
         self._group_counts = None
         self._docs = {}
+        self._kind_bytes = None
         self.changed = True
         return doc
 
@@ -479,6 +488,7 @@ class Index:
         self.dead.add(doc)
         self._group_counts = None
         self._docs = {}
+        self._kind_bytes = None
         if self._by_id is not None and self._by_id.get(self.id_of(doc)) == doc:
             del self._by_id[self.id_of(doc)]
         self.changed = True
@@ -708,6 +718,7 @@ class Index:
         self._by_id = None
         self._group_counts = None
         self._docs = {}
+        self._kind_bytes = None
         self.changed = True
 
 
@@ -782,14 +793,12 @@ def _text(value: Any) -> str:
 def _facts(record: Record) -> tuple[Any, ...] | None:
     """The few fields ``lore resume`` chooses by, so it reads only the records it shows.
 
-    decision: (outcome,); session: (status, ended_at or timestamp, project or None);
+    session: (status, ended_at or timestamp, project or None);
     pattern: (confidence, validations); anti-pattern: (severity, name);
     goal: (status, priority). Only marshal-safe plain values.
     """
     kind = record.KIND.name
     state = record.__dict__
-    if kind == "decision":
-        return (_text(state.get("outcome")),)
     if kind == "session":
         project = state.get("project")
         ended = _text(state.get("ended_at")) or _text(state.get("timestamp"))
