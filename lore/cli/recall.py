@@ -184,7 +184,12 @@ def _recall(
         emit_json({"query": text, "results": [h.to_dict(explain=explain) for h in found]})
         return
     if not found:
-        note(f"no matches for {text!r}")
+        from lore.search import query_terms
+
+        if not query_terms(text):
+            note(f"nothing to search for: {text!r} holds only stop words or one-letter words")
+        else:
+            note(f"no matches for {text!r}")
         return
     for hit in found:
         item = hit.to_dict()

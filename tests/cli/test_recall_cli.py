@@ -117,6 +117,11 @@ def test_no_match_prints_nothing_and_succeeds(run: Run) -> None:
     assert (result.exit_code, result.stdout) == (0, "")
     assert result.stderr == "lore: no matches for 'kubernetes'\n"
     assert doc(run, "recall", "kubernetes") == {"query": "kubernetes", "results": []}
+    stop = run("recall", "what", "is", "the")
+    assert (stop.exit_code, stop.stdout) == (0, "")
+    assert stop.stderr == (
+        "lore: nothing to search for: 'what is the' holds only stop words or one-letter words\n"
+    )
 
 
 def test_filters_on_the_command_line(run: Run) -> None:
