@@ -86,6 +86,30 @@ class Store:
             out.extend(self.records(cls, hidden=hidden))
         return out
 
+    def matching(
+        self, kind: str | type[Record], keep: Callable[[dict[str, Any]], bool]
+    ) -> list[Record]:
+        """:meth:`records` (hidden ones included) pre-filtered on their stored state.
+
+        ``keep`` sees each record's latest state (the dict :meth:`Record.from_dict`
+        gets) and must return True for every record the caller could want: it is a
+        cheap first cut, not the final test, and callers check the records it lets
+        through. Only those are built, so asking a 100,000-line log for the few
+        records that matter skips building the rest. Kinds that are not logs, and
+        logs already loaded, are returned whole. Read issues are not recorded here
+        (:meth:`records` reports them).
+        """
+        cls = kind_class(kind) if isinstance(kind, str) else kind
+        storage = cls.KIND.storage
+        location = self.location(cls)
+        cached = self._cache.get(cls.KIND.name)
+        if not isinstance(storage, Log) or (cached is not None and cached[0] == _stamp(location)):
+            return self.records(cls, hidden=True)
+        with jsonl.gc_paused():
+            rows, _ = jsonl.read(location)
+            states, _ = fold(rows, str(location))
+            return [cls.from_dict(data) for data in states.values() if keep(data)]
+
     def get(self, record_id: str) -> Record:
         cls = class_for_id(record_id)
         if cls is not None and isinstance(cls.KIND.storage, Dir):
@@ -131,10 +155,11 @@ class Store:
         return records
 
     def _load_log(self, cls: type[Record], path: Path) -> dict[str, Record]:
-        rows, issues = jsonl.read(path)
-        self.issues.extend(issues)
-        states, _ = fold(rows, str(path), self.issues)
-        return {rid: cls.from_dict(data) for rid, data in states.items()}
+        with jsonl.gc_paused():  # a record per line, all kept: collections free nothing
+            rows, issues = jsonl.read(path)
+            self.issues.extend(issues)
+            states, _ = fold(rows, str(path), self.issues)
+            return {rid: cls.from_dict(data) for rid, data in states.items()}
 
     def _load_dir(self, cls: type[Record], path: Path, storage: Dir) -> dict[str, Record]:
         out: dict[str, Record] = {}

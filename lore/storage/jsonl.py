@@ -7,9 +7,10 @@ with its file and line number; nothing on disk is ever dropped or rewritten.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Iterable, Iterator
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -43,6 +44,24 @@ class ReadIssue(NamedTuple):
             "severity": self.severity,
             "message": self.message,
         }
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Hold off the cyclic garbage collector while many long-lived objects are built.
+
+    Reading a log makes a dict per line and keeps them all: every collection the
+    allocations trigger walks the growing heap and frees nothing, which is more than
+    half the time of reading a 20,000-line log. Nests; restores the previous state.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def dumps(obj: Any) -> bytes:
@@ -91,6 +110,11 @@ def read(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[ReadIssue]]
 
 
 def parse(raw: bytes, name: str) -> tuple[list[tuple[int, dict[str, Any]]], list[ReadIssue]]:
+    with gc_paused():
+        return _parse(raw, name)
+
+
+def _parse(raw: bytes, name: str) -> tuple[list[tuple[int, dict[str, Any]]], list[ReadIssue]]:
     rows: list[tuple[int, dict[str, Any]]] = []
     issues: list[ReadIssue] = []
     lines = raw.split(b"\n")
