@@ -322,19 +322,45 @@ def find_duplicate(store: Store, record: Record, *, ignore: Iterable[str] = ()) 
     if not target:
         return None
     skip = set(ignore)
-    existing = [r for r in store.records(record.kind) if r.id not in skip]
+    title_field = record.KIND.title
+
+    def may_match(state: dict[str, Any]) -> bool:
+        title = state.get(title_field)
+        # Not a string (or absent): the record's title says; it is checked below.
+        return not isinstance(title, str) or _within_reach(target, normalize(title))
+
+    existing = [
+        r for r in store.matching(record.kind, may_match) if not r.hidden and r.id not in skip
+    ]
     titles = [normalize(r.title) for r in existing]
     for other, title in zip(existing, titles):
         if title == target:
             return other
-    if not existing:
+    # Only titles that can reach the threshold go to rapidfuzz (in their order, so the
+    # first of equally good matches still wins); often none do, and it is not imported.
+    near = [i for i, title in enumerate(titles) if _within_reach(target, title)]
+    if not near:
         return None
     from rapidfuzz import fuzz, process
 
     match = process.extractOne(
-        target, titles, scorer=fuzz.token_sort_ratio, score_cutoff=SIMILARITY_THRESHOLD
+        target,
+        [titles[i] for i in near],
+        scorer=fuzz.token_sort_ratio,
+        score_cutoff=SIMILARITY_THRESHOLD,
     )
-    return existing[match[2]] if match else None
+    return existing[near[match[2]]] if match else None
+
+
+def _within_reach(target: str, title: str) -> bool:
+    """Whether ``title`` can score ``SIMILARITY_THRESHOLD`` against ``target`` at all.
+
+    token_sort_ratio is 200 * common / (a + b) for lengths a and b (normalized text is
+    single-spaced, so sorting its words keeps its length), and the common part is at
+    most the shorter: titles much longer or shorter than the target never match.
+    """
+    a, b = len(target), len(title)
+    return 200 * min(a, b) >= SIMILARITY_THRESHOLD * (a + b)
 
 
 def capture(

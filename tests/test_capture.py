@@ -416,6 +416,81 @@ def test_find_duplicate_threshold_is_92() -> None:
     assert SIMILARITY_THRESHOLD == 92.0
 
 
+def _exhaustive_duplicate(store: Store, record: Any) -> Any:
+    """find_duplicate without its pre-filters: every active title goes to rapidfuzz."""
+    from rapidfuzz import fuzz, process
+
+    existing = store.records(record.kind)
+    titles = [normalize(r.title) for r in existing]
+    target = normalize(record.title)
+    for other, title in zip(existing, titles):
+        if title == target:
+            return other
+    match = process.extractOne(
+        target, titles, scorer=fuzz.token_sort_ratio, score_cutoff=SIMILARITY_THRESHOLD
+    )
+    return existing[match[2]] if match else None
+
+
+def test_find_duplicate_pre_filter_changes_no_answer(store: Store) -> None:
+    """Only titles of a reachable length are scored: the answers stay the exhaustive ones,
+    including the first of equally good matches and titles at the length bound."""
+    stored = [
+        "Use ruff for linting",
+        "Use ruff for lintingx",
+        "Use ruff for linting in CI",
+        "Use ruff for lint",
+        "Use Ruff for linting",  # an exact duplicate of the first, stored with --force
+        "Straße naming rules",
+        "Strasse naming rule",
+        "a" * 23,
+        "a" * 27,
+        "b" * 200,
+    ]
+    for text in stored:
+        capture(store, text, kind="decision", force=True, allow_secret=True)
+    old = store.records("decision")[2]
+    store.revise(old.id, {"decision": "Renamed: use ruff for all linting"})
+    gone = store.records("decision")[7]  # "a" * 27: retracted, so never a duplicate
+    store.revise(gone.id, {"status": "retracted"})
+    probes = [
+        *stored,
+        "use ruff for linting!",
+        "for linting use ruff",
+        "Use ruff for lintin",
+        "Renamed: use ruff for all lintin",
+        "STRASSE naming rules",
+        "a" * 25,
+        "a" * 27,
+        "a" * 21,
+        "b" * 185,
+        "b" * 184,
+        "b" * 234,
+        "b" * 235,
+        "something else entirely",
+    ]
+    for probe in probes:
+        record = _build("decision", probe).record
+        expected = _exhaustive_duplicate(store, record)
+        found = find_duplicate(store, record)
+        assert (found and found.id) == (expected and expected.id), probe
+
+
+def test_length_bound_is_never_beaten() -> None:
+    """token_sort_ratio never reaches the threshold for lengths the bound rules out."""
+    from rapidfuzz import fuzz
+
+    from lore.capture import _within_reach
+
+    target = "a" * 50
+    for n in range(1, 120):
+        title = "a" * n
+        if not _within_reach(target, title):
+            assert fuzz.token_sort_ratio(target, title) < SIMILARITY_THRESHOLD, n
+    assert _within_reach(target, "a" * 43) and not _within_reach(target, "a" * 42)
+    assert _within_reach(target, "a" * 58) and not _within_reach(target, "a" * 59)
+
+
 def test_find_duplicate_only_same_kind_and_dedupe_kinds(store: Store) -> None:
     _decision(store, "Use ruff for linting")
     assert find_duplicate(store, _build("pattern", "Use ruff for linting").record) is None

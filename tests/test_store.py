@@ -433,6 +433,39 @@ def test_retracted_and_superseded_are_hidden_by_default(store: Store) -> None:
     assert pattern.id in [r.id for r in store.all_records(hidden=True)]
 
 
+def test_matching_builds_only_the_states_keep_lets_through(store: Store) -> None:
+    one, two, three, four = (sample("failure", n, error_type="Timeout") for n in (1, 2, 3, 4))
+    two.error_type = "NonZeroExit"  # type: ignore[attr-defined]
+    store.add([one, two, three, four])
+    store.revise(three.id, {"error_type": "NonZeroExit"})  # the folded state is what counts
+    seen: list[str] = []
+
+    def keep(state: dict[str, Any]) -> bool:
+        seen.append(state["id"])
+        return bool(state.get("error_type") == "Timeout")
+
+    found = Store(store.path).matching("failure", keep)  # nothing loaded yet
+    assert [r.id for r in found] == [one.id, four.id]
+    assert seen == [one.id, two.id, three.id, four.id]
+    assert found == [r for r in store.records("failure") if r.error_type == "Timeout"]  # type: ignore[attr-defined]
+
+
+def test_matching_keeps_hidden_records_and_returns_other_kinds_whole(store: Store) -> None:
+    kept, retracted = sample("decision", 1), sample("decision", 2)
+    store.add([kept, retracted])
+    store.revise(retracted.id, {"status": "retracted"})
+    pattern = sample("pattern")
+    store.add([pattern])
+    fresh = Store(store.path)
+    assert [r.id for r in fresh.matching("decision", lambda s: True)] == [kept.id, retracted.id]
+    assert fresh.matching("decision", lambda s: False) == []
+    # a document kind is read whole: the caller's own checks still apply
+    assert [r.id for r in fresh.matching("pattern", lambda s: False)] == [pattern.id]
+    # so is a log already loaded (its records exist anyway)
+    assert len(fresh.records("decision")) == 1
+    assert [r.id for r in fresh.matching("decision", lambda s: False)] == [kept.id, retracted.id]
+
+
 def test_cache_notices_a_log_appended_by_another_store(store: Store) -> None:
     store.add([sample("decision", 1)])
     assert len(store.records("decision")) == 1

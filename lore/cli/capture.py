@@ -191,9 +191,15 @@ def _rule_of_three(app: App, record: Any) -> dict[str, Any] | None:
         return None
     from lore.components.failures import RULE_OF_THREE
 
-    count = sum(1 for f in app.store.records("failure") if f.error_type == record.error_type)
+    error_type = record.error_type
+    # Only failures stored with this type (or with none: the record's default says) are
+    # built; a store holds tens of thousands of failures and each record costs time.
+    failures = app.store.matching(
+        "failure", lambda s: s.get("error_type", error_type) == error_type
+    )
+    count = sum(1 for f in failures if not f.hidden and f.error_type == error_type)
     if count >= RULE_OF_THREE:
-        return {"error_type": record.error_type, "count": count}
+        return {"error_type": error_type, "count": count}
     return None
 
 
