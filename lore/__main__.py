@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from lore.cli import main
+from lore.launch import main
 
 main()
