@@ -12,6 +12,7 @@ import marshal
 import os
 import stat
 import sys
+import time
 from array import array
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -25,7 +26,7 @@ from lore.model import Dir, Log, Record, kind_class
 from lore.paths import DataRoot
 from lore.store import REVISE, Store, fold, read_fast
 
-INDEX_SCHEMA = 6
+INDEX_SCHEMA = 7
 MAGIC = b"LOREIDX\x00"
 SEARCH_KINDS = (
     "decision",
@@ -115,7 +116,8 @@ class Index:
         self.replaced: dict[int, str] = {}
         self.facts: dict[int, tuple[Any, ...]] = {}  # what resume sorts and filters by
         self.tags: dict[str, Any] = {}
-        self.vocab: dict[str, tuple[int, int]] = {}  # term -> (offset, bytes) in the blob
+        self._vocab: dict[str, tuple[int, int]] | None = {}  # term -> (offset, bytes) in blob
+        self._vocab_raw: Any = None  # the marshalled vocabulary, read on first use
         self.blob: Any = b""
         self.fresh: dict[str, array] = {}  # postings changed since the blob was written
         self.dead: set[int] = set()
@@ -148,6 +150,7 @@ class Index:
         regions: dict[str, tuple[int, int]] = {}
         at = 0
         for name, data in (
+            ("vocab", marshal.dumps(vocab)),
             *self._packed_ids().items(),
             ("kinds", bytes(self.kinds)),
             ("hidden", bytes(self.hidden)),
@@ -172,7 +175,7 @@ class Index:
             "replaced": self.replaced,
             "facts": self.facts,
             "tags": {k: v if isinstance(v, bytes) else v.tobytes() for k, v in self.tags.items()},
-            "vocab": vocab,
+            "blob": offset,
             "dead": self.dead,
         }
         packed = marshal.dumps(meta)
@@ -224,17 +227,17 @@ class Index:
                 "replaced",
                 "facts",
                 "tags",
-                "vocab",
             ):
                 setattr(index, name, meta[name])
             index.dead = meta["dead"]
             index.blob = view[base + meta["columns"] :]
+            index._vocab, index._vocab_raw = None, column("vocab")
             index._frozen = True
             n = len(index.kinds)
             columns = (*_ARRAYS, "hidden", "flags", "_ids_at")
             if not all(len(getattr(index, c)) == n for c in columns):
                 return None
-            if any(o + s > len(index.blob) for o, s in index.vocab.values()):
+            if len(index.blob) != meta["blob"]:  # truncated, or a stray write
                 return None
             if len(index._group_counts) != len(index.groups):
                 return None
@@ -306,6 +309,18 @@ class Index:
 
     def total_length(self) -> int:
         return sum(self.dl) - sum(self.dl[d] for d in self.dead)
+
+    @property
+    def vocab(self) -> dict[str, tuple[int, int]]:
+        """Term -> (offset, size) of its postings in the blob (unmarshalled on first use:
+        resume never needs it)."""
+        if self._vocab is None:
+            self._vocab = marshal.loads(self._vocab_raw)
+        return self._vocab
+
+    @vocab.setter
+    def vocab(self, value: dict[str, tuple[int, int]]) -> None:
+        self._vocab = value
 
     def vocabulary(self) -> list[str]:
         """Every term, sorted."""
@@ -628,11 +643,19 @@ class Index:
         """
         storage = cls.KIND.storage
         assert isinstance(storage, Dir)
-        source = self.sources.get(cls.KIND.name) or {"names": [], "fps": b"", "docs": b""}
-        names: list[str] = source["names"]
+        source = self.sources.get(cls.KIND.name) or {"names": "", "fps": b"", "docs": b""}
+        names: list[str] = source["names"].split("\n") if source["names"] else []
         with _Listing(path) as listing:
+            here = listing.fingerprint()
+            # Same fingerprint: no entry was added, removed or renamed since the listing.
+            settled = here is not None and here == source.get("dir")
+            if settled and listing.unchanged(names, _unpack(source["fps"], "q")):
+                return
+            listed_at = time.time_ns()
             listed = [n for n in listing.names() if n.endswith(storage.suffix)]
             if listed == names and listing.unchanged(names, _unpack(source["fps"], "q")):
+                source["dir"] = _settled(here, listed_at)
+                self.changed = self.changed or source.get("dir") is not None
                 return
             fps, docs = _unpack(source["fps"], "q"), _unpack(source["docs"], "i")
             old = {name: (tuple(fps[3 * k : 3 * k + 3]), docs[k]) for k, name in enumerate(names)}
@@ -654,9 +677,10 @@ class Index:
         for _, doc in old.values():
             self._kill(doc)
         self.sources[cls.KIND.name] = {
-            "names": new_names,
+            "names": "\n".join(new_names),
             "fps": new_fps.tobytes(),
             "docs": new_docs.tobytes(),
+            "dir": _settled(here, listed_at),
         }
         self.changed = True
 
@@ -740,6 +764,16 @@ class _Listing:
         if self.fd >= 0:
             os.close(self.fd)
 
+    def fingerprint(self) -> tuple[int, int] | None:
+        """The directory's (mtime, inode): its mtime moves whenever an entry is added,
+        removed or renamed (not when a file is rewritten in place: hence the stat per
+        file). None when the directory cannot be read."""
+        try:
+            st = os.fstat(self.fd) if self.fd >= 0 else os.stat(self.path)
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_ino)
+
     def names(self) -> list[str]:
         try:
             return os.listdir(self.fd if self.fd >= 0 else self.path)
@@ -775,6 +809,21 @@ class _Listing:
         except OSError:
             return False
         return True
+
+
+SETTLE_NS = 2_000_000_000  # a directory changed this recently may change again unseen
+
+
+def _settled(fingerprint: tuple[int, int] | None, listed_at: int) -> tuple[int, int] | None:
+    """The directory fingerprint to trust next time, or None when it is too fresh.
+
+    File times tick coarsely: an entry added in the same tick as the listing, just
+    after it, would leave the mtime unchanged. A directory whose last change is well
+    before the listing gets a new mtime from any later change.
+    """
+    if fingerprint is None or fingerprint[0] > listed_at - SETTLE_NS:
+        return None
+    return fingerprint
 
 
 _NOT = bytes([1] + [0] * 255)  # translate table: 0 -> 1, anything else -> 0

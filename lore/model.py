@@ -100,9 +100,13 @@ _TYPE_WORDS = {
 # --- records ------------------------------------------------------------------------
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)
 class Record:
-    """Fields every record has. Kind-specific fields are declared by subclasses."""
+    """Fields every record has. Kind-specific fields are declared by subclasses.
+
+    ``__eq__`` and ``__repr__`` are written once here instead of generated for every
+    kind: generating them costs start-up time on each command (kinds load on demand).
+    """
 
     KIND: ClassVar[Kind]
 
@@ -114,6 +118,17 @@ class Record:
     tags: list[str] = field(default_factory=list)
     v: int = SCHEMA_VERSION
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a generated dataclass
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.field_names())
+        return f"{type(self).__name__}({shown})"
 
     # -- conversion --
 

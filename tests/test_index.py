@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -177,6 +178,42 @@ def test_documents_added_edited_and_deleted(store: Store) -> None:
     (store.location("anti-pattern") / f"{anti}.yaml").unlink()
     assert found(store, "strangle rewrites") == []
     assert_same_as_rebuild(store)
+
+
+def test_a_settled_directory_skips_its_listing_but_sees_every_change(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = add(store, "pattern", "Feature flags for risky changes")
+    folder = store.location("pattern")
+    hour_ago = time.time() - 3600
+    os.utime(folder, (hour_ago, hour_ago))  # last changed long before the next listing
+    assert found(store, "feature flags") == [first]
+    assert load(store.root).sources["pattern"]["dir"] is not None  # trusted from now on
+    listings: list[Path] = []
+    real = lore_index._Listing.names
+
+    def names(self: Any) -> list[str]:
+        listings.append(self.path)
+        return real(self)
+
+    monkeypatch.setattr(lore_index._Listing, "names", names)
+    assert found(store, "feature flags") == [first]
+    assert folder not in listings  # unchanged: one stat per file, no listing
+    file = folder / f"{first}.yaml"
+    file.write_text(file.read_text().replace("Feature flags", "Canary releases"))  # in place
+    assert found(store, "canary") == [first]
+    second = add(store, "pattern", "Dark launches")  # a new entry moves the folder's mtime
+    assert found(store, "dark launches") == [second]
+    assert folder in listings  # the new entry was found by listing the folder again
+    (folder / f"{first}.yaml").unlink()
+    assert found(store, "canary") == []
+    assert_same_as_rebuild(store)
+
+
+def test_a_directory_changed_just_now_is_not_trusted(store: Store) -> None:
+    add(store, "pattern", "Feature flags for risky changes")
+    open_index(store)
+    assert load(store.root).sources["pattern"]["dir"] is None  # within the settle window
 
 
 def test_a_deleted_log_empties_its_kind(store: Store) -> None:

@@ -10,7 +10,7 @@ CONFIDENCES = ("preliminary", "confirmed", "contested", "superseded")
 
 
 @register
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)  # Record defines both, once
 class Evidence(Record):
     KIND = Kind(
         "evidence",

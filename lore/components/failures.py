@@ -27,7 +27,7 @@ ERROR_TYPE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]{0,79}$")
 
 
 @register
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)  # Record defines both, once
 class Failure(Record):
     KIND = Kind(
         "failure",

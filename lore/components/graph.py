@@ -15,7 +15,7 @@ STATUSES = ("active", "retracted", "superseded")
 
 
 @register
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)  # Record defines both, once
 class Concept(Record):
     KIND = Kind(
         "concept",
@@ -34,7 +34,7 @@ class Concept(Record):
 
 
 @register
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)  # Record defines both, once
 class Edge(Record):
     KIND = Kind(
         "edge",

@@ -10,7 +10,7 @@ STATUSES = ("raw", "promoted", "discarded")
 
 
 @register
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)  # Record defines both, once
 class Observation(Record):
     KIND = Kind(
         "observation",

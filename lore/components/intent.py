@@ -15,7 +15,7 @@ PRIORITIES = ("low", "medium", "high", "critical")
 
 
 @register
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)  # Record defines both, once
 class Goal(Record):
     KIND = Kind(
         "goal",

@@ -22,7 +22,7 @@ STATUSES = ("active", "retracted", "superseded")
 
 
 @register
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)  # Record defines both, once
 class Decision(Record):
     KIND = Kind(
         "decision",

@@ -16,7 +16,7 @@ SEVERITIES = ("low", "medium", "high", "critical")
 
 
 @register
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)  # Record defines both, once
 class Pattern(Record):
     KIND = Kind(
         "pattern",
@@ -48,7 +48,7 @@ class Pattern(Record):
 
 
 @register
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)  # Record defines both, once
 class AntiPattern(Record):
     KIND = Kind(
         "anti-pattern",

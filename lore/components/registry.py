@@ -14,7 +14,7 @@ STATUSES = ("active", "paused", "archived")
 
 
 @register
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)  # Record defines both, once
 class Project(Record):
     KIND = Kind(
         "project",

@@ -22,7 +22,7 @@ STATUSES = ("open", "closed", "archived")
 
 
 @register
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False, repr=False)  # Record defines both, once
 class Session(Record):
     KIND = Kind(
         "session",
