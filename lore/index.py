@@ -75,7 +75,8 @@ def _digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def _unpack(data: bytes, code: str = "I") -> array:
+def _unpack(data: Any, code: str = "I") -> array:
+    """A growable array of ``code`` items from bytes, a memoryview or an array."""
     column = array(code)
     if isinstance(data, memoryview) and data.format != "B":
         data = data.cast("B")  # a typed view of the file: frombytes wants plain bytes
@@ -206,7 +207,7 @@ class Index:
                 offset, length = regions[name]
                 if base + offset + length > len(data):
                     raise ValueError("truncated index")
-                return view[base + offset : base + offset + length].cast(code)
+                return view[base + offset : base + offset + length].cast(code)  # type: ignore[call-overload]
 
             index = cls(root)
             index.sources = meta["sources"]
