@@ -11,7 +11,7 @@ import dataclasses
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import closing, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,7 +117,7 @@ def import_records(
         if isinstance(outcome, str):
             result.invalid.append({"line": number, "error": outcome})
             continue
-        record: Record = outcome  # type: ignore[assignment]
+        record: Record = outcome
         if record_id is not None:
             seen_ids[record_id] = (number, raw)
         if kind in DEDUPE_KINDS and not force and not record.hidden:
@@ -146,7 +146,7 @@ def import_records(
 
 # (kind, id, outcome): the Record, an error message, or None for an id already stored
 # (skipped unchecked). None, not a sentinel object: it must survive pickling by workers.
-Checked = tuple[str | None, str | None, Any]
+Checked = tuple[str | None, str | None, Record | str | None]
 
 
 @dataclass
@@ -172,7 +172,7 @@ def _check_line(raw: bytes | str | dict[str, Any], context: _Context) -> Checked
 
 def _checked(
     rows: list[tuple[int, Any]], context: _Context, progress: Progress | None
-) -> Iterator[Checked]:
+) -> Generator[Checked, None, None]:
     """Every row checked, in order; a big import is checked by forked worker processes.
 
     Checking a line (build + check) is CPU-bound and independent of other lines.
@@ -388,7 +388,7 @@ def _record_id(obj: dict[str, Any], kind: str) -> str | None:
     if (
         not isinstance(value, str)
         or not value.startswith(f"{prefix}-")
-        or not _ID_TAIL.fullmatch(value[len(prefix) + 1 :])  # type: ignore[arg-type]
+        or not _ID_TAIL.fullmatch(value[len(prefix) + 1 :])
     ):
         raise _LineError(
             f"id must be '{prefix}-' then letters, digits, '-' or '_' (got {value!r}); "

@@ -228,13 +228,14 @@ def build(
     all_tags = split_list(list(tags))
     if project and project not in all_tags:
         all_tags.append(project)
+    origin: dict[str, Any] = {"source": source} if source else {}
     record = cls(
         id=record_id or clock.new_id(cls.KIND.prefix or kind),
         timestamp=clock.normalize_timestamp(timestamp) if timestamp else clock.now(),
         project=project,
         tags=all_tags,
         session_id=session_id,
-        **({"source": source} if source else {}),
+        **origin,
         **values,
     )
     if kind == "decision":

@@ -236,7 +236,8 @@ def digest_transcript(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> Digest
             for block in content:
                 if not isinstance(block, dict) or block.get("type") != "tool_use":
                     continue
-                tool_input = block.get("input") if isinstance(block.get("input"), dict) else {}
+                given = block.get("input")
+                tool_input = given if isinstance(given, dict) else {}
                 if block.get("name") in EDIT_TOOLS:
                     file = tool_input.get("file_path") or tool_input.get("notebook_path")
                     if isinstance(file, str) and file not in digest.files:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import click
@@ -80,8 +81,13 @@ class _Bar:
         self.progress.__enter__()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.progress.__exit__(*exc)
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.progress.__exit__(exc_type, exc, tb)
 
     def __call__(self, phase: str, done: int, total: int) -> None:
         task = self.tasks.get(phase)

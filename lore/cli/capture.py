@@ -7,7 +7,7 @@ storage are ``lore.capture``'s job.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import click
 
@@ -189,13 +189,15 @@ def _run(
 def _rule_of_three(app: App, record: Any) -> dict[str, Any] | None:
     if record.kind != "failure":
         return None
-    from lore.components.failures import RULE_OF_THREE
+    from lore.components.failures import RULE_OF_THREE, Failure
 
     error_type = record.error_type
     # Only failures stored with this type (or with none: the record's default says) are
     # built; a store holds tens of thousands of failures and each record costs time.
-    failures = app.store.matching(
-        "failure", lambda s: s.get("error_type", error_type) == error_type
+    # matching() builds records of the class it is given: these are all Failures.
+    failures = cast(
+        "list[Failure]",
+        app.store.matching(Failure, lambda s: s.get("error_type", error_type) == error_type),
     )
     count = sum(1 for f in failures if not f.hidden and f.error_type == error_type)
     if count >= RULE_OF_THREE:
