@@ -26,7 +26,7 @@ from lore.model import Dir, Log, Record, kind_class
 from lore.paths import DataRoot
 from lore.store import REVISE, Store, fold, read_fast
 
-INDEX_SCHEMA = 7
+INDEX_SCHEMA = 8
 MAGIC = b"LOREIDX\x00"
 SEARCH_KINDS = (
     "decision",
@@ -94,6 +94,7 @@ class Index:
     def __init__(self, root: str) -> None:
         self.root = root
         self.sources: dict[str, dict[str, Any]] = {}
+        self.layout: dict[str, tuple[str, str]] = {}  # kind -> (its file or folder, suffix)
         self._ids: list[str] | None = []  # None: not split from _ids_text yet
         self._ids_text: Any = b""  # UTF-8, one id a line (a view into the file once loaded)
         self._ids_at = array("I")  # the byte offset where each id starts in _ids_text
@@ -165,6 +166,7 @@ class Index:
         meta = {
             "root": self.root,
             "sources": self.sources,
+            "layout": self.layout,
             "regions": regions,
             "columns": at,
             "group_counts": self._live_groups(),
@@ -211,6 +213,7 @@ class Index:
 
             index = cls(root)
             index.sources = meta["sources"]
+            index.layout = meta["layout"]
             index._ids, index._ids_text = None, column("ids")
             index._ids_at = column("ids_at", "I")  # type: ignore[assignment]
             index._group_counts = meta["group_counts"]
@@ -519,11 +522,18 @@ class Index:
         """Bring the index up to date with the files; True if anything changed."""
         self.changed = False
         for kind in SEARCH_KINDS:
-            cls = kind_class(kind)
-            if isinstance(cls.KIND.storage, Log):
-                self._refresh_log(cls, store.location(cls))
+            where = self.layout.get(kind)
+            if where is None:  # a new index: ask the kind where its records live
+                cls = kind_class(kind)
+                storage = cls.KIND.storage
+                suffix = storage.suffix if isinstance(storage, Dir) else ""
+                where = self.layout[kind] = (str(store.location(cls)), suffix)
+            path, suffix = where
+            # Known locations: a kind's module is imported only if its files changed.
+            if suffix:
+                self._refresh_dir(kind, Path(path), suffix)
             else:
-                self._refresh_dir(cls, store.location(cls))
+                self._refresh_log(kind, Path(path))
         dead = len(self.dead)
         if dead >= COMPACT_MIN_DEAD and dead > COMPACT_DEAD_SHARE * len(self.kinds):
             self.compact()
@@ -531,8 +541,7 @@ class Index:
 
     # -- logs --
 
-    def _refresh_log(self, cls: type[Record], path: Path) -> None:
-        kind = cls.KIND.name
+    def _refresh_log(self, kind: str, path: Path) -> None:
         source = self.sources.get(kind)
         try:
             st = os.stat(path)
@@ -547,11 +556,11 @@ class Index:
             return
         if source is not None and source.get("fp"):
             try:
-                if self._append_log(cls, path, source, fp):
+                if self._append_log(kind_class(kind), path, source, fp):
                     return
             except (OSError, ValueError, KeyError):  # the file moved under us: read it all
                 pass
-        self._reload_log(cls, path)
+        self._reload_log(kind_class(kind), path)
 
     def _reload_log(self, cls: type[Record], path: Path) -> None:
         kind = cls.KIND.name
@@ -636,15 +645,13 @@ class Index:
 
     # -- documents --
 
-    def _refresh_dir(self, cls: type[Record], path: Path) -> None:
+    def _refresh_dir(self, kind: str, path: Path, suffix: str) -> None:
         """Re-read the documents whose (size, mtime, inode) moved; drop deleted ones.
 
         The names are kept in directory order, so an unchanged directory costs one
         listing and one stat per file (the stat calls are most of a warm query's time).
         """
-        storage = cls.KIND.storage
-        assert isinstance(storage, Dir)
-        source = self.sources.get(cls.KIND.name) or {"names": "", "fps": b"", "docs": b""}
+        source = self.sources.get(kind) or {"names": "", "fps": b"", "docs": b""}
         names: list[str] = source["names"].split("\n") if source["names"] else []
         with _Listing(path) as listing:
             here = listing.fingerprint()
@@ -653,7 +660,7 @@ class Index:
             if settled and listing.unchanged(names, _unpack(source["fps"], "q")):
                 return
             listed_at = time.time_ns()
-            listed = [n for n in listing.names() if n.endswith(storage.suffix)]
+            listed = [n for n in listing.names() if n.endswith(suffix)]
             if listed == names and listing.unchanged(names, _unpack(source["fps"], "q")):
                 source["dir"] = _settled(here, listed_at)
                 self.changed = self.changed or source.get("dir") is not None
@@ -671,13 +678,13 @@ class Index:
                     doc = previous[1]
                 else:
                     self._kill(previous[1] if previous is not None else -1)
-                    doc = self._add_document(cls, path / name)
+                    doc = self._add_document(kind_class(kind), path / name)
                 new_names.append(name)
                 new_fps.extend(fp)
                 new_docs.append(doc)
         for _, doc in old.values():
             self._kill(doc)
-        self.sources[cls.KIND.name] = {
+        self.sources[kind] = {
             "names": "\n".join(new_names),
             "fps": new_fps.tobytes(),
             "docs": new_docs.tobytes(),
