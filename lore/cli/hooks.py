@@ -117,11 +117,34 @@ def hooks_run_cmd(ctx: click.Context, event: str) -> None:
             signal.setitimer(signal.ITIMER_REAL, 0)
         if os.environ.get("LORE_DEBUG"):
             click.echo(f"lore hook {event}: {type(exc).__name__}: {exc}", err=True)
+        if isinstance(exc, _OutOfTime):
+            _warm_up_in_background(ctx.obj)
     finally:
         if previous is not None:  # run in-process (tests, embedding): leave no handler behind
             with contextlib.suppress(ValueError, OSError, TypeError):
                 signal.signal(signal.SIGALRM, previous)
     ctx.exit(0)
+
+
+def _warm_up_in_background(app: App) -> None:
+    """Build the search index in a detached process after a hook ran out of time.
+
+    On a big store the first index build takes seconds; killed at the hook's deadline,
+    it would never be saved and every later hook would time out the same way. The
+    detached `lore index rebuild` outlives the hook, so the next one finds it warm.
+    """
+    import subprocess
+
+    with contextlib.suppress(Exception):
+        root = str(app.root.path)
+        subprocess.Popen(
+            [sys.executable, "-m", "lore", "--data-dir", root, "index", "rebuild"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # not killed with the hook's process group
+            close_fds=True,
+        )
 
 
 def _read_payload() -> dict[str, Any]:

@@ -340,3 +340,39 @@ def test_hooks_never_fail_whatever_the_stdin(
 ) -> None:
     elapsed, done = run_hook(event, str(data_dir), stdin, tmp_path)
     check_quiet_success(event, elapsed, done)
+
+
+def test_a_hook_out_of_time_warms_the_index_in_a_detached_process(
+    run: Run, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess as subprocess_mod
+
+    import lore.resume
+
+    run("observe", "something")
+    monkeypatch.setattr(cli_hooks, "HOOK_SECONDS", 0.05)
+
+    def slow(*_: Any, **__: Any) -> Any:
+        time.sleep(2)  # a cold index build on a big store
+
+    started: list[tuple[list[str], dict[str, Any]]] = []
+    monkeypatch.setattr(lore.resume, "resume", slow)
+    monkeypatch.setattr(subprocess_mod, "Popen", lambda args, **kw: started.append((args, kw)))
+    result = run("hooks", "run", "session-start", input="{}")
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert len(started) == 1
+    args, options = started[0]
+    assert args == [sys.executable, "-m", "lore", "--data-dir", str(data_dir), "index", "rebuild"]
+    assert options["start_new_session"] is True
+    assert options["stdout"] is subprocess_mod.DEVNULL
+
+
+def test_a_hook_in_time_starts_nothing(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess as subprocess_mod
+
+    started: list[Any] = []
+    monkeypatch.setattr(subprocess_mod, "Popen", lambda *a, **kw: started.append(a))
+    result = run("hooks", "run", "session-start", input="{}")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    assert started == []
