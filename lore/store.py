@@ -21,7 +21,7 @@ from lore.errors import DataError, InvalidInputError, NotFoundError
 from lore.model import Dir, Log, Map, R, Record, class_for_id, kind_class, kinds
 from lore.paths import COMPONENTS, DataRoot, resolve_root
 from lore.storage import jsonl
-from lore.storage.atomic import atomic_write
+from lore.storage.atomic import atomic_write, fsync_dir
 from lore.storage.jsonl import ReadIssue
 from lore.storage.lock import locked
 
@@ -216,6 +216,7 @@ class Store:
         # One location per class, not per record: a bulk import adds 100,000 at once.
         locations = {cls: self.location(cls) for cls in {type(r) for r in records}}
         targets = sorted(set(locations.values()))
+        written: set[Path] = set()  # document folders, each made durable once at the end
         with ExitStack() as stack:
             for target in targets:
                 stack.enter_context(locked(target))
@@ -228,8 +229,10 @@ class Store:
                     by_log[location].append(record.to_dict())
                 elif isinstance(storage, Dir):
                     file = location / f"{record.id}{storage.suffix}"
+                    written.add(location)
                     try:
-                        atomic_write(file, dump_document(file, record.to_dict()), exclusive=True)
+                        data = dump_document(file, record.to_dict())
+                        atomic_write(file, data, exclusive=True, sync_dir=False)
                     except FileExistsError:
                         raise InvalidInputError(
                             f"{file} already exists; refusing to overwrite record {record.id}",
@@ -239,6 +242,8 @@ class Store:
                     self._put_map_entry(location, storage, record, new=True)
             for path, objs in by_log.items():
                 jsonl.append(path, objs, lock=False)
+            for folder in written:  # one fsync makes every new name in it durable
+                fsync_dir(folder)
         for kind in {r.kind for r in records}:
             self._cache.pop(kind, None)
 
@@ -544,6 +549,11 @@ def dump_document(file: Path, data: dict[str, Any]) -> bytes:
         import orjson
 
         return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
+    from lore.storage.fastyaml import flat_dump
+
+    text = flat_dump(data)  # what ruamel would write, without ruamel (or None)
+    if text is not None:
+        return text.encode("utf-8")
     from lore.storage import yamlio
 
     return yamlio.dumps(data)

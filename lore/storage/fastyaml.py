@@ -120,3 +120,81 @@ def _scalar(value: str, continued: list[str]) -> Any:
     ):
         raise Unsure
     return value
+
+
+# --- the writer ---------------------------------------------------------------------
+#
+# The mirror of ``flat_yaml``: a new document lore writes is usually a flat mapping of
+# short plain strings, numbers, nulls and lists of strings. ``flat_dump`` writes those
+# byte for byte as ruamel (configured as in ``yamlio``) would, in a fraction of the
+# time and without importing ruamel; anything it is not sure of (long or multi-line
+# text, numbers-as-strings, reserved words, nesting) it declines, and ruamel writes.
+
+WIDTH_LIMIT = 90  # ruamel folds lines longer than its width (100): stay well below
+_DUMP_KEY = re.compile(r"[a-z_][a-z0-9_]*")
+_PLAIN_FLOAT = re.compile(r"-?[0-9]+\.[0-9]+")
+_QUOTED_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z")
+_LEAD_QUOTED = frozenset("#&*!|>%@`[{,'\"")  # a plain scalar cannot start with these
+_RESERVED = frozenset({"null", "true", "false", "yes", "no", "on", "off", "y", "n", "~"})
+
+
+def flat_dump(data: Any) -> str | None:
+    """``data`` as ruamel would write it, or None when this writer is not sure."""
+    if type(data) is not dict or not data:
+        return None
+    lines: list[str] = []
+    for key, value in data.items():
+        if not isinstance(key, str) or not _DUMP_KEY.fullmatch(key):
+            return None
+        head = f"{key}:"
+        if value is None:
+            lines.append(head)
+        elif isinstance(value, list):
+            if not value:
+                lines.append(f"{head} []")
+                continue
+            lines.append(head)
+            for item in value:
+                text = _dump_scalar(item, 4)
+                if text is None:
+                    return None
+                lines.append(f"  - {text}")
+        else:
+            text = _dump_scalar(value, len(head) + 1)
+            if text is None:
+                return None
+            lines.append(f"{head} {text}")
+    return "\n".join(lines) + "\n"
+
+
+def _dump_scalar(value: Any, column: int) -> str | None:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        text = repr(value)
+        return text if _PLAIN_FLOAT.fullmatch(text) else None
+    if not isinstance(value, str):
+        return None
+    if value == "":
+        return "''"
+    if column + len(value) + 2 > WIDTH_LIMIT or not _simple_text(value):
+        return None
+    if _QUOTED_TIMESTAMP.fullmatch(value):
+        return f"'{value}'"  # it would read back as a timestamp
+    if not value[0].isalpha() or value.lower() in _RESERVED or "#" in value:
+        return None
+    if ": " in value or value.endswith(":"):
+        # Single quotes, as ruamel picks them (with a quote inside it picks double ones).
+        return None if "'" in value else f"'{value}'"
+    if ":" in value:
+        return None
+    return value
+
+
+def _simple_text(value: str) -> bool:
+    """One line of printable text without edge spaces or characters ruamel escapes."""
+    if value != value.strip(" ") or value[0] in _LEAD_QUOTED:
+        return False
+    return all((" " <= c <= "~") or (c.isalpha() and c.isprintable()) for c in value)

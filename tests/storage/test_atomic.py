@@ -108,3 +108,42 @@ def test_interrupt_mid_write_cleans_up_too(folder: Path, monkeypatch: pytest.Mon
 
     assert target.read_bytes() == b"original\n"
     assert [p.name for p in folder.iterdir()] == ["doc.yaml"]
+
+
+def test_new_files_follow_the_umask_like_any_file(folder: Path) -> None:
+    old = os.umask(0o077)
+    try:
+        atomic_write(folder / "private.yaml", b"x: 1\n")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((folder / "private.yaml").stat().st_mode) == 0o600
+
+
+def test_the_directory_sync_can_be_left_to_the_caller(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lore.storage import atomic
+
+    synced: list[Path] = []
+    monkeypatch.setattr(atomic, "fsync_dir", synced.append)
+    atomic_write(folder / "a.yaml", b"a: 1\n", sync_dir=False)
+    assert synced == []
+    atomic_write(folder / "b.yaml", b"b: 1\n")
+    assert synced == [folder]
+
+
+def test_a_batch_of_documents_syncs_each_folder_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import lore.store
+    from lore.capture import build
+    from lore.store import Store
+
+    store = Store(tmp_path / "root")
+    synced: list[Path] = []
+    monkeypatch.setattr(lore.store, "fsync_dir", synced.append)
+    records = [build("pattern", f"Lesson number {n}", {}).record for n in range(5)]
+    records.append(build("anti-pattern", "Big bang rewrites", {}).record)
+    store.add(records)
+    assert sorted(synced) == sorted({store.location("pattern"), store.location("anti-pattern")})
+    assert len(list(store.location("pattern").glob("*.yaml"))) == 5
