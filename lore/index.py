@@ -70,9 +70,13 @@ def _header() -> bytes:
 
 
 def _digest(data: bytes) -> bytes:
-    import hashlib  # only when a log changed: a warm query never needs it
+    # Only when a log changed. _blake2 directly: hashlib would load OpenSSL (2 ms).
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # a Python built without it
+        from hashlib import blake2b
 
-    return hashlib.blake2b(data, digest_size=16).digest()
+    return blake2b(data, digest_size=16).digest()
 
 
 def _unpack(data: Any, code: str = "I") -> array:
@@ -379,6 +383,31 @@ class Index:
             self._by_id = {rid: i for i, rid in enumerate(self.ids) if i not in dead}
         return self._by_id
 
+    def find_ids(self, wanted: set[str]) -> dict[str, int]:
+        """The live record number of each id in ``wanted`` that the index holds.
+
+        A few ids (the lines one capture appended) are searched for in the packed id
+        text; splitting all of them into a dictionary costs tens of milliseconds on a
+        big index. Many ids, or an index already split, use the dictionary.
+        """
+        if self._ids is not None or self._by_id is not None or len(wanted) > 16:
+            by_id = self.by_id()
+            return {rid: by_id[rid] for rid in wanted if rid in by_id}
+        from bisect import bisect_left
+
+        text = b"\n" + bytes(self._ids_text) + b"\n"  # id k sits after text[_ids_at[k]]
+        starts, dead = self._ids_at, self.dead
+        found: dict[str, int] = {}
+        for rid in wanted:
+            needle = b"\n" + rid.encode("utf-8") + b"\n"
+            at = text.find(needle)
+            while at >= 0:
+                doc = bisect_left(starts, at)
+                if doc < len(starts) and starts[doc] == at and doc not in dead:
+                    found[rid] = doc  # the last live one wins, as in by_id()
+                at = text.find(needle, at + 1)
+        return found
+
     def kind_of(self, doc: int) -> str:
         return SEARCH_KINDS[self.kinds[doc]]
 
@@ -518,10 +547,11 @@ class Index:
             if value == code:
                 self._kill(doc)
 
-    def refresh(self, store: Store) -> bool:
-        """Bring the index up to date with the files; True if anything changed."""
+    def refresh(self, store: Store, kinds: tuple[str, ...] = SEARCH_KINDS) -> bool:
+        """Bring the index up to date with the files (of ``kinds``: each kind's freshness
+        is tracked on its own); True if anything changed."""
         self.changed = False
-        for kind in SEARCH_KINDS:
+        for kind in kinds:
             where = self.layout.get(kind)
             if where is None:  # a new index: ask the kind where its records live
                 cls = kind_class(kind)
@@ -595,7 +625,7 @@ class Index:
             return False  # a write in progress or a torn line: read it all, carefully
         rows = _rows(data, old_size)
         dangling = {k: list(v) for k, v in source.get("dangling", {}).items()}
-        known = self.by_id()
+        known = self.find_ids({obj["id"] for _, _, obj in rows if isinstance(obj.get("id"), str)})
         creations: dict[str, tuple[int, int]] = {}
         touched: set[str] = set()
         for offset, length, obj in rows:
@@ -963,6 +993,16 @@ def save(index: Index, root: DataRoot) -> bool:
         return False
     index.changed = False
     return True
+
+
+def current(store: Store, kinds: tuple[str, ...]) -> Index | None:
+    """The stored index with ``kinds`` brought up to date in memory only, or None when
+    there is none yet: for a writer's quick question (a count), which must neither pay
+    for a first build nor rewrite the whole index file after its own small append."""
+    index = load(store.root)
+    if index is not None:
+        index.refresh(store, kinds)
+    return index
 
 
 def open_index(store: Store) -> Index:

@@ -496,3 +496,19 @@ def test_random_changes_keep_the_index_equal_to_a_rebuild(
         for doc in range(len(idx.kinds)):
             if doc not in idx.dead:
                 assert idx.fetch(store, doc).to_dict() == store.get(idx.id_of(doc)).to_dict()
+
+
+def test_finding_a_few_ids_agrees_with_the_full_map(store: Store) -> None:
+    made = [add(store, "observation", f"note {i}") for i in range(5)]
+    made.append(add(store, "decision", "Use Redis"))
+    open_index(store)
+    store.revise(made[-1], {"outcome": "successful"})  # re-indexed: a dead slot and a new one
+    store.revise(made[0], {"status": "discarded"})
+    open_index(store)
+    loaded = load(store.root)
+    assert loaded is not None and loaded._ids is None  # still the packed text
+    wanted = {*made[:3], made[-1], "obs-000000000000", "note"}
+    fast = loaded.find_ids(wanted)
+    assert loaded._ids is None  # answered without splitting every id
+    assert fast == {rid: doc for rid, doc in loaded.by_id().items() if rid in wanted}
+    assert set(fast) == {*made[:3], made[-1]}

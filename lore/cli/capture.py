@@ -192,6 +192,13 @@ def _rule_of_three(app: App, record: Any) -> dict[str, Any] | None:
     from lore.components.failures import RULE_OF_THREE, Failure
 
     error_type = record.error_type
+    from lore.index import current
+
+    index = current(app.store, ("failure",))
+    if index is not None:  # a warm index counts without reading the log
+        group = index.code("groups", str(error_type))
+        count = list(map(index.grp.__getitem__, index.docs("failure"))).count(group)
+        return {"error_type": error_type, "count": count} if count >= RULE_OF_THREE else None
     # Only failures stored with this type (or with none: the record's default says) are
     # built; a store holds tens of thousands of failures and each record costs time.
     # matching() builds records of the class it is given: these are all Failures.
