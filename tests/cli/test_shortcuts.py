@@ -309,6 +309,23 @@ def test_rule_of_three(run: Run, data_dir: Path) -> None:
     assert result.stderr == ""
 
 
+@pytest.mark.parametrize("warm", [False, True], ids=["log", "index"])
+def test_rule_of_three_counts_the_same_with_or_without_an_index(run: Run, warm: bool) -> None:
+    from lore.index import index_path
+    from lore.store import Store
+
+    ok(run("fail", "Timeout", "t1", "--json"))
+    if warm:
+        ok(run("index", "rebuild", "--json"))
+    ok(run("fail", "timeout", "other case: another type", "--json"))
+    data = ok(run("fail", "Timeout", "t2", "--json"))
+    assert "rule_of_three" not in data  # 2 Timeouts ("timeout" is another type)
+    data = ok(run("fail", "Timeout", "t3", "--json"))
+    assert data["rule_of_three"] == {"error_type": "Timeout", "count": 3}
+    root = Store(None).root
+    assert index_path(root).exists() is warm  # fail itself never builds the index
+
+
 def test_rule_of_three_via_capture(run: Run) -> None:
     for _ in range(2):
         assert run("capture", "x", "--error-type", "Timeout", "-q").stderr == ""
