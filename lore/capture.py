@@ -8,7 +8,6 @@ passes (schema, secrets gate, near-duplicates) and the enrichment of a new recor
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any, NamedTuple
 from lore import clock
 from lore.errors import DuplicateError, InvalidInputError, SecretError, UsageError
 from lore.model import Record, kind_class
+from lore.search import normalize  # titles compare as the index stores them
 from lore.store import Store
 
 # The field that receives the captured TEXT, per kind.
@@ -305,13 +305,6 @@ def check_references(store: Store, record: Record) -> None:
             )
 
 
-_NORMALIZE = re.compile(r"[\W_]+", re.UNICODE)
-
-
-def normalize(text: str) -> str:
-    return _NORMALIZE.sub(" ", text.casefold()).strip()
-
-
 def find_duplicate(store: Store, record: Record, *, ignore: Iterable[str] = ()) -> Record | None:
     """An active record of the same kind whose title is the same or nearly the same.
 
@@ -323,6 +316,11 @@ def find_duplicate(store: Store, record: Record, *, ignore: Iterable[str] = ()) 
     if not target:
         return None
     skip = set(ignore)
+    from lore.index import current
+
+    index = current(store, (record.kind,))
+    if index is not None:  # a warm index holds every title: no log to read
+        return _duplicate_in_index(store, index, record.kind, target, skip)
     title_field = record.KIND.title
 
     def may_match(state: dict[str, Any]) -> bool:
@@ -351,6 +349,36 @@ def find_duplicate(store: Store, record: Record, *, ignore: Iterable[str] = ()) 
         score_cutoff=SIMILARITY_THRESHOLD,
     )
     return existing[near[match[2]]] if match else None
+
+
+def _duplicate_in_index(
+    store: Store, index: Any, kind: str, target: str, skip: set[str]
+) -> Record | None:
+    """``find_duplicate`` on the index's titles, in the order the store lists records
+    (a log's by creation line, documents by time), so the same record is reported."""
+    titles, ts, off = index.titles, index.ts, index.off
+    docs = index.docs(kind)
+    if kind == "decision":
+        docs.sort(key=off.__getitem__)
+    else:
+        docs.sort(key=lambda d: (ts[d], index.id_of(d)))
+    if skip:
+        docs = [d for d in docs if index.id_of(d) not in skip]
+    for d in docs:
+        if titles[d] == target:
+            return index.fetch(store, d)
+    near = [d for d in docs if _within_reach(target, titles[d])]
+    if not near:
+        return None
+    from rapidfuzz import fuzz, process
+
+    match = process.extractOne(
+        target,
+        [titles[d] for d in near],
+        scorer=fuzz.token_sort_ratio,
+        score_cutoff=SIMILARITY_THRESHOLD,
+    )
+    return index.fetch(store, near[match[2]]) if match else None
 
 
 def _within_reach(target: str, title: str) -> bool:

@@ -26,7 +26,7 @@ from lore.model import Dir, Log, Record, kind_class
 from lore.paths import DataRoot
 from lore.store import REVISE, Store, fold, read_fast
 
-INDEX_SCHEMA = 8
+INDEX_SCHEMA = 9
 MAGIC = b"LOREIDX\x00"
 SEARCH_KINDS = (
     "decision",
@@ -39,6 +39,7 @@ SEARCH_KINDS = (
     "session",
     "concept",
 )
+DEDUPE_KINDS = ("decision", "pattern", "anti-pattern")  # as lore.capture checks them
 TAIL_BYTES = 4096  # an appended log is trusted when the bytes before the old end are unchanged
 COMPACT_MIN_DEAD = 1000
 COMPACT_DEAD_SHARE = 0.25
@@ -103,6 +104,8 @@ class Index:
         self._ids_text: Any = b""  # UTF-8, one id a line (a view into the file once loaded)
         self._ids_at = array("I")  # the byte offset where each id starts in _ids_text
         self._frozen = False  # columns are read-only views until _thaw
+        self._titles: list[str] | None = []  # normalized titles of DEDUPE_KINDS, else ""
+        self._titles_raw: Any = b""  # the same, packed one a line (read on first use)
         self.kinds = bytearray()
         self.hidden = bytearray()
         self.flags = bytearray()  # 1: a pending decision, an active goal, a closed session
@@ -157,6 +160,7 @@ class Index:
         at = 0
         for name, data in (
             ("vocab", marshal.dumps(vocab)),
+            ("titles", "\n".join(self.titles).encode("utf-8")),
             *self._packed_ids().items(),
             ("kinds", bytes(self.kinds)),
             ("hidden", bytes(self.hidden)),
@@ -240,12 +244,15 @@ class Index:
             index.dead = meta["dead"]
             index.blob = view[base + meta["columns"] :]
             index._vocab, index._vocab_raw = None, column("vocab")
+            index._titles, index._titles_raw = None, column("titles")
             index._frozen = True
             n = len(index.kinds)
             columns = (*_ARRAYS, "hidden", "flags", "_ids_at")
             if not all(len(getattr(index, c)) == n for c in columns):
                 return None
             if len(index.blob) != meta["blob"]:  # truncated, or a stray write
+                return None
+            if n and bytes(index._titles_raw).count(b"\n") != n - 1:
                 return None
             if len(index._group_counts) != len(index.groups):
                 return None
@@ -317,6 +324,15 @@ class Index:
 
     def total_length(self) -> int:
         return sum(self.dl) - sum(self.dl[d] for d in self.dead)
+
+    @property
+    def titles(self) -> list[str]:
+        """Each record's title as the near-duplicate check compares it (``""`` for kinds
+        it does not check), by record number; split from the file on first use."""
+        if self._titles is None:
+            raw = bytes(self._titles_raw).decode("utf-8")
+            self._titles = raw.split("\n") if len(self.kinds) else []
+        return self._titles
 
     @property
     def vocab(self) -> dict[str, tuple[int, int]]:
@@ -500,6 +516,8 @@ class Index:
                     column = self.tags[tag] = _unpack(column or b"")
                 column.append(doc)
         self.ids.append(record.id)
+        title = getattr(record, kind.title, "") if kind.name in DEDUPE_KINDS else ""
+        self.titles.append(search.normalize(title) if isinstance(title, str) else "")
         self.kinds.append(SEARCH_KINDS.index(kind.name))
         self.hidden.append(1 if record.hidden else 0)
         self.flags.append(_flag(record))
@@ -743,6 +761,7 @@ class Index:
         for new, old in enumerate(keep):
             remap[old] = new
         self.ids = [self.ids[d] for d in keep]
+        self._titles = [self.titles[d] for d in keep]
         self.kinds = bytearray(self.kinds[d] for d in keep)
         self.hidden = bytearray(self.hidden[d] for d in keep)
         self.flags = bytearray(self.flags[d] for d in keep)

@@ -130,6 +130,14 @@ _SUFFIXES = (
 
 _stem_cache: dict[str, str] = {}
 
+_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def normalize(text: str) -> str:
+    """A title as the near-duplicate check compares it: case-folded words, one space
+    apart (punctuation and underscores are spaces)."""
+    return _NON_WORD.sub(" ", text.casefold()).strip()
+
 
 def _has_vowel(text: str) -> bool:
     return any(c in _VOWELS for c in text)

@@ -432,9 +432,13 @@ def _exhaustive_duplicate(store: Store, record: Any) -> Any:
     return existing[match[2]] if match else None
 
 
-def test_find_duplicate_pre_filter_changes_no_answer(store: Store) -> None:
+@pytest.mark.parametrize("warm", [False, True], ids=["log", "index"])
+def test_find_duplicate_pre_filter_changes_no_answer(
+    store: Store, warm: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Only titles of a reachable length are scored: the answers stay the exhaustive ones,
-    including the first of equally good matches and titles at the length bound."""
+    including the first of equally good matches and titles at the length bound. With a
+    warm index the titles come from it, and the answers are the same."""
     stored = [
         "Use ruff for linting",
         "Use ruff for lintingx",
@@ -453,6 +457,12 @@ def test_find_duplicate_pre_filter_changes_no_answer(store: Store) -> None:
     store.revise(old.id, {"decision": "Renamed: use ruff for all linting"})
     gone = store.records("decision")[7]  # "a" * 27: retracted, so never a duplicate
     store.revise(gone.id, {"status": "retracted"})
+    if warm:
+        from lore.index import open_index
+
+        open_index(store)
+        real_matching = store.matching
+        monkeypatch.setattr(store, "matching", lambda *a: pytest.fail("read the log"))
     probes = [
         *stored,
         "use ruff for linting!",
@@ -474,6 +484,14 @@ def test_find_duplicate_pre_filter_changes_no_answer(store: Store) -> None:
         expected = _exhaustive_duplicate(store, record)
         found = find_duplicate(store, record)
         assert (found and found.id) == (expected and expected.id), probe
+        if found is not None:
+            assert found.to_dict() == expected.to_dict()  # the record itself, not just its id
+    if warm:  # a record captured since the index was saved is seen too
+        monkeypatch.setattr(store, "matching", real_matching)
+        capture(store, "Adopt uv for installs", kind="decision")
+        monkeypatch.setattr(store, "matching", lambda *a: pytest.fail("read the log"))
+        found = find_duplicate(store, _build("decision", "adopt UV for installs!").record)
+        assert found is not None and found.decision == "Adopt uv for installs"
 
 
 def test_length_bound_is_never_beaten() -> None:
