@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from lore.model import Kind, Log, Record, ref, register, text, texts
 
@@ -78,10 +79,6 @@ def spec_quality(decision: Decision) -> float:
     return round(score, 2)
 
 
-_BECAUSE = re.compile(r"\s*\bbecause:\s*", re.IGNORECASE)
-_VERSUS = re.compile(r"\s*\bvs:\s*", re.IGNORECASE)
-
-
 def parse_inline(sentence: str) -> tuple[str, str, list[str]]:
     """Split ``"X because: why vs: a, b"`` into (decision, rationale, alternatives).
 
@@ -104,7 +101,7 @@ _EXTENSIONS = (
     "py|pyi|js|jsx|ts|tsx|mjs|cjs|json|jsonl|yaml|yml|toml|ini|cfg|md|rst|txt|sh|bash|zsh|"
     "rs|go|c|h|cc|cpp|hpp|java|kt|rb|php|cs|swift|sql|html|css|scss|lock|env|conf|xml|proto"
 )
-_PATH = re.compile(
+_PATH_PATTERN = (
     r"(?<![\w/.:@-])"  # not inside a word, URL or e-mail
     r"((?:\.{1,2}/|~/)(?:[\w.-]+/)*[\w.-]+/?"  # ./x, ../x, ~/y: even one name is a path
     r"|/?(?:[\w.-]+/)+[\w.-]+/?"  # or something/with/slashes (not "[/red]")
@@ -113,13 +110,20 @@ _PATH = re.compile(
 )
 
 
+@lru_cache(maxsize=1)
+def _path_re() -> re.Pattern[str]:
+    # Compiled on first use: only capturing a decision needs it, and compiling it costs
+    # about a millisecond on every command that merely reads decisions.
+    return re.compile(_PATH_PATTERN)
+
+
 def extract_entities(sentence: str) -> list[str]:
     """File paths and `backticked` terms mentioned in a decision, in order, de-duplicated."""
     found: list[str] = []
     for match in _BACKTICKED.finditer(sentence):
         found.append(match.group(1).strip())
     without_ticks = _BACKTICKED.sub(" ", sentence)
-    for match in _PATH.finditer(without_ticks):
+    for match in _path_re().finditer(without_ticks):
         candidate = match.group(1).rstrip(".,;:)")
         if "://" in candidate or (candidate.count("/") == 0 and "." not in candidate):
             continue
