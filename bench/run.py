@@ -261,11 +261,12 @@ class Bench:
             "Target: within 5× bare Python start-up (the foundation issue sets it for "
             "`lore capture`; `remember` and `fail` are held to the same bar here). Each run "
             "writes a new record with a different text. `remember` makes a decision, so the "
-            "near-duplicate check runs: it reads every active decision and compares the "
-            "titles within reach of the new one with rapidfuzz. `fail` counts failures of "
-            "its type for the Rule-of-Three hint. Both read their whole log, so on the big "
-            "store (20,000 decisions, 25,000 failures) they take a few hundred ms: the "
-            "profiles at the end show where.",
+            "near-duplicate check runs over every active decision's title (rapidfuzz for the "
+            "titles within reach of the new one); `fail` counts failures of its type for the "
+            "Rule-of-Three hint. On the big store both take their answers from the search "
+            "index (built by the recall rows before them), refreshed in memory, instead of "
+            "reading 20,000 decisions or 25,000 failures; loading and refreshing that index "
+            "is most of their time there (see the profiles at the end).",
         )
         big_env = self.env(big)
 
