@@ -316,9 +316,7 @@ def find_duplicate(store: Store, record: Record, *, ignore: Iterable[str] = ()) 
     if not target:
         return None
     skip = set(ignore)
-    from lore.index import current
-
-    index = current(store, (record.kind,))
+    index = warm_index(store, record.kind)
     if index is not None:  # a warm index holds every title: no log to read
         return _duplicate_in_index(store, index, record.kind, target, skip)
     title_field = record.KIND.title
@@ -349,6 +347,16 @@ def find_duplicate(store: Store, record: Record, *, ignore: Iterable[str] = ()) 
         score_cutoff=SIMILARITY_THRESHOLD,
     )
     return existing[near[match[2]]] if match else None
+
+
+def warm_index(store: Store, kind: str) -> Any:
+    """The search index with ``kind`` up to date (in memory), or None when this machine
+    has none yet: then the caller reads the files, and ``lore.index`` is not imported."""
+    if not store.root.index_file.is_file():
+        return None
+    from lore.index import current
+
+    return current(store, (kind,))
 
 
 def _duplicate_in_index(

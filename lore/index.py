@@ -61,7 +61,7 @@ _ARRAYS = {
 
 
 def index_path(root: DataRoot) -> Path:
-    return root.local / "index" / "index.bin"
+    return root.index_file
 
 
 def _header() -> bytes:
@@ -1017,7 +1017,9 @@ def save(index: Index, root: DataRoot) -> bool:
 def current(store: Store, kinds: tuple[str, ...]) -> Index | None:
     """The stored index with ``kinds`` brought up to date in memory only, or None when
     there is none yet: for a writer's quick question (a count), which must neither pay
-    for a first build nor rewrite the whole index file after its own small append."""
+    for a first build nor rewrite the whole index file after its own small append.
+    (Writers reach it through ``lore.capture.warm_index``, which skips importing this
+    module when there is no index file.)"""
     index = load(store.root)
     if index is not None:
         index.refresh(store, kinds)

@@ -34,6 +34,11 @@ class DataRoot(NamedTuple):  # not a frozen dataclass: those cost start-up time
     def local(self) -> Path:
         return local_dir(self.path)
 
+    @property
+    def index_file(self) -> Path:
+        """The derived search index (``lore.index``), in the local directory."""
+        return self.local / "index" / "index.bin"
+
 
 def checkout_components() -> Path | None:
     """``components/`` of the source checkout this package runs from, if any."""

@@ -192,9 +192,9 @@ def _rule_of_three(app: App, record: Any) -> dict[str, Any] | None:
     from lore.components.failures import RULE_OF_THREE, Failure
 
     error_type = record.error_type
-    from lore.index import current
+    from lore.capture import warm_index
 
-    index = current(app.store, ("failure",))
+    index = warm_index(app.store, "failure")
     if index is not None:  # a warm index counts without reading the log
         group = index.code("groups", str(error_type))
         count = list(map(index.grp.__getitem__, index.docs("failure"))).count(group)
