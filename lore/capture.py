@@ -16,7 +16,6 @@ from typing import Any, NamedTuple
 from lore import clock
 from lore.errors import DuplicateError, InvalidInputError, SecretError, UsageError
 from lore.model import Record, kind_class
-from lore.search import normalize  # titles compare as the index stores them
 from lore.store import Store
 
 # The field that receives the captured TEXT, per kind.
@@ -347,6 +346,14 @@ def find_duplicate(store: Store, record: Record, *, ignore: Iterable[str] = ()) 
         score_cutoff=SIMILARITY_THRESHOLD,
     )
     return existing[near[match[2]]] if match else None
+
+
+def normalize(text: str) -> str:
+    """A title as the near-duplicate check compares it (``lore.search.normalize``, which
+    the index uses too; imported on first use, off the plain capture path)."""
+    from lore.search import normalize as normalized
+
+    return normalized(text)
 
 
 def warm_index(store: Store, kind: str) -> Any:
