@@ -328,10 +328,16 @@ def find_duplicate(store: Store, record: Record, *, ignore: Iterable[str] = ()) 
     existing = [
         r for r in store.matching(record.kind, may_match) if not r.hidden and r.id not in skip
     ]
-    titles = [normalize(r.title) for r in existing]
-    for other, title in zip(existing, titles):
+    found = _closest(target, [normalize(r.title) for r in existing])
+    return None if found is None else existing[found]
+
+
+def _closest(target: str, titles: list[str]) -> int | None:
+    """The position of the first title equal to ``target``, else of the first best one
+    scoring at least SIMILARITY_THRESHOLD, else None."""
+    for i, title in enumerate(titles):
         if title == target:
-            return other
+            return i
     # Only titles that can reach the threshold go to rapidfuzz (in their order, so the
     # first of equally good matches still wins); often none do, and it is not imported.
     near = [i for i, title in enumerate(titles) if _within_reach(target, title)]
@@ -345,7 +351,7 @@ def find_duplicate(store: Store, record: Record, *, ignore: Iterable[str] = ()) 
         scorer=fuzz.token_sort_ratio,
         score_cutoff=SIMILARITY_THRESHOLD,
     )
-    return existing[near[match[2]]] if match else None
+    return near[match[2]] if match else None
 
 
 def normalize(text: str) -> str:
@@ -379,21 +385,8 @@ def _duplicate_in_index(
         docs.sort(key=lambda d: (ts[d], index.id_of(d)))
     if skip:
         docs = [d for d in docs if index.id_of(d) not in skip]
-    for d in docs:
-        if titles[d] == target:
-            return index.fetch(store, d)
-    near = [d for d in docs if _within_reach(target, titles[d])]
-    if not near:
-        return None
-    from rapidfuzz import fuzz, process
-
-    match = process.extractOne(
-        target,
-        [titles[d] for d in near],
-        scorer=fuzz.token_sort_ratio,
-        score_cutoff=SIMILARITY_THRESHOLD,
-    )
-    return index.fetch(store, near[match[2]]) if match else None
+    found = _closest(target, [titles[d] for d in docs])
+    return None if found is None else index.fetch(store, docs[found])
 
 
 def _within_reach(target: str, title: str) -> bool:
