@@ -138,9 +138,13 @@ def import_records(
     if records and not dry_run:
         if progress is not None:
             progress("write", 0, len(records))
-        store.add(records, guard=lambda: existing.recheck(records))
-        if progress is not None:
-            progress("write", len(records), len(records))
+        total_records = len(records)
+        report = progress
+        store.add(
+            records,
+            guard=lambda: existing.recheck(records),
+            progress=None if report is None else (lambda n: report("write", n, total_records)),
+        )
     return result
 
 

@@ -28,6 +28,9 @@ from lore.storage.lock import locked
 REVISE = "revise"
 
 
+PROGRESS_EVERY = 500  # records between progress calls of a bulk add
+
+
 class Store:
     """All records under one data root."""
 
@@ -205,11 +208,18 @@ class Store:
 
     # -- writing -------------------------------------------------------------------
 
-    def add(self, records: Iterable[Record], *, guard: Callable[[], None] | None = None) -> None:
+    def add(
+        self,
+        records: Iterable[Record],
+        *,
+        guard: Callable[[], None] | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
         """Store new records: one locked write per log file, one new file per document.
 
         ``guard`` runs while every target is locked, just before the write, so a
-        check it makes (a duplicate search) cannot race another writer.
+        check it makes (a duplicate search) cannot race another writer. ``progress``
+        is told how many records are written so far (a bulk import draws a bar).
         """
         records = list(records)
         by_log: dict[Path, list[dict[str, Any]]] = defaultdict(list)
@@ -222,9 +232,13 @@ class Store:
                 stack.enter_context(locked(target))
             if guard is not None:
                 guard()
+            done = 0
             for record in records:
                 storage = record.KIND.storage
                 location = locations[type(record)]
+                done += 1
+                if progress is not None and done % PROGRESS_EVERY == 0:
+                    progress(done)
                 if isinstance(storage, Log):
                     by_log[location].append(record.to_dict())
                 elif isinstance(storage, Dir):
@@ -242,6 +256,8 @@ class Store:
                     self._put_map_entry(location, storage, record, new=True)
             for path, objs in by_log.items():
                 jsonl.append(path, objs, lock=False)
+            if progress is not None:
+                progress(done)
             for folder in written:  # one fsync makes every new name in it durable
                 fsync_dir(folder)
         for kind in {r.kind for r in records}:

@@ -513,3 +513,16 @@ def test_export_refuses_kinds_import_cannot_read(store: Store) -> None:
         list(export_records(store, ["goal"]))
     with pytest.raises(UsageError, match="unknown record kind 'nope'"):
         list(export_records(store, ["nope"]))
+
+
+def test_the_write_phase_reports_progress_as_it_goes(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import lore.store
+
+    monkeypatch.setattr(lore.store, "PROGRESS_EVERY", 2)
+    lines = [orjson.dumps({"kind": "pattern", "name": f"Lesson {n}"}).decode() for n in range(5)]
+    seen: list[tuple[str, int, int]] = []
+    import_records(store, lines, progress=lambda *a: seen.append(a))
+    writes = [s for s in seen if s[0] == "write"]
+    assert writes == [("write", 0, 5), ("write", 2, 5), ("write", 4, 5), ("write", 5, 5)]
