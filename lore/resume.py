@@ -75,7 +75,7 @@ class _View:
         self._mine: Any = None
 
     def docs(self, kind: str, *, flagged: bool = False, everywhere: bool = False) -> list[int]:
-        """Shown records of ``kind`` (``flagged``: see ``lore.index._flag``) in the project
+        """Shown records of ``kind`` (``flagged``: see ``lore.index.write._flag``) in the project
         (``everywhere``: in any project)."""
         found = self.index.docs(kind, flagged=flagged)
         if not self.project or everywhere:

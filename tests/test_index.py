@@ -15,6 +15,7 @@ import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs 
 from lore import index as lore_index
 from lore.capture import build
 from lore.index import Index, index_path, load, open_index, rebuild
+from lore.index import refresh as index_refresh
 from lore.recall import recall
 from lore.storage import yamlio
 from lore.storage.fastyaml import Unsure as _Unsure
@@ -292,7 +293,7 @@ def test_rebuild_matches_incremental_history(store: Store) -> None:
 
 
 def test_compaction_drops_dead_slots(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lore_index, "COMPACT_MIN_DEAD", 2)
+    monkeypatch.setattr(index_refresh, "COMPACT_MIN_DEAD", 2)
     ids = [add(store, "decision", f"choice {i} for the cache") for i in range(4)]
     open_index(store)
     for rid in ids:
@@ -436,7 +437,7 @@ def test_random_changes_keep_the_index_equal_to_a_rebuild(
     the refreshed index means what a fresh build means, and every record reads back."""
     import random
 
-    monkeypatch.setattr(lore_index, "COMPACT_MIN_DEAD", 3)
+    monkeypatch.setattr(index_refresh, "COMPACT_MIN_DEAD", 3)
     rng = random.Random(seed)
     words = [
         "cache",

@@ -1,0 +1,327 @@
+"""The index's state (per-record columns, postings, tags) and everything that reads it.
+
+Loaded from the file, the columns are read-only views into it until ``_thaw`` copies them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+from array import array
+from collections import Counter
+from typing import Any
+
+import orjson
+
+from lore.errors import LoreError
+from lore.model import Dir, Log, Record, kind_class
+from lore.store import Store, fold, read_fast
+
+SEARCH_KINDS = (
+    "decision",
+    "pattern",
+    "anti-pattern",
+    "failure",
+    "observation",
+    "evidence",
+    "goal",
+    "session",
+    "concept",
+)
+DEDUPE_KINDS = ("decision", "pattern", "anti-pattern")  # as lore.capture checks them
+
+# Per-record columns and their array typecodes: time (epoch seconds), project code,
+# static importance, weighted length, the creation line's byte offset and length (logs;
+# -1 for documents), the failure group (error type) code and the session_id code.
+_ARRAYS = {
+    "ts": "d",
+    "proj": "I",
+    "imp": "f",
+    "dl": "I",
+    "off": "q",
+    "ln": "I",
+    "grp": "I",
+    "sess": "I",
+}
+_NOT = bytes([1] + [0] * 255)  # translate table: 0 -> 1, anything else -> 0
+
+
+def _unpack(data: Any, code: str = "I") -> array:
+    """A growable array of ``code`` items from bytes, a memoryview or an array."""
+    column = array(code)
+    if isinstance(data, memoryview) and data.format != "B":
+        data = data.cast("B")  # a typed view of the file: frombytes wants plain bytes
+    column.frombytes(data)
+    return column
+
+
+class Columns:
+    """Per-record metadata in columns, and term -> (record, weighted count) postings.
+
+    Read-only here: ``write.Writable`` adds records, ``refresh.Refreshable`` follows the
+    files, and ``persist.Index`` (the class everyone uses) reads and writes the index file.
+    """
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.sources: dict[str, dict[str, Any]] = {}
+        self.layout: dict[str, tuple[str, str]] = {}  # kind -> (its file or folder, suffix)
+        self._ids: list[str] | None = []  # None: not split from _ids_text yet
+        self._ids_text: Any = b""  # UTF-8, one id a line (a view into the file once loaded)
+        self._ids_at = array("I")  # the byte offset where each id starts in _ids_text
+        self._frozen = False  # columns are read-only views until _thaw
+        self._titles: list[str] | None = []  # normalized titles of DEDUPE_KINDS, else ""
+        self._titles_raw: Any = b""  # the same, packed one a line (read on first use)
+        self.kinds = bytearray()
+        self.hidden = bytearray()
+        self.flags = bytearray()  # 1: a pending decision, an active goal, a closed session
+        self.ts = array("d")
+        self.proj = array("I")
+        self.imp = array("f")
+        self.dl = array("I")
+        self.off = array("q")
+        self.ln = array("I")
+        self.grp = array("I")
+        self.sess = array("I")
+        self.projects: list[str | None] = [None]
+        self.groups: list[str] = [""]
+        self.sessions: list[str | None] = [None]
+        self.revs: dict[int, list[tuple[int, int]]] = {}
+        self.files: dict[int, str] = {}  # documents whose file name is not <id><suffix>
+        self.replaced: dict[int, str] = {}
+        self.facts: dict[int, tuple[Any, ...]] = {}  # what resume sorts and filters by
+        self.tags: dict[str, Any] = {}
+        self._vocab: dict[str, tuple[int, int]] | None = {}  # term -> (offset, bytes) in blob
+        self._vocab_raw: Any = None  # the marshalled vocabulary, read on first use
+        self.blob: Any = b""
+        self.fresh: dict[str, array] = {}  # postings changed since the blob was written
+        self.dead: set[int] = set()
+        self._terms: list[str] | None = None
+        self._codes: dict[str, dict[Any, int]] = {}
+        self._by_id: dict[str, int] | None = None
+        self._group_counts: list[int] | None = None
+        self._docs: dict[tuple[str, bool, bool], list[int]] = {}  # docs() answers
+        self._kind_bytes: bytes | None = None  # the kinds column as bytes, for docs()
+        self.changed = False
+
+    def _thaw(self) -> None:
+        """Copy the memory-mapped columns into growable arrays, before the first change."""
+        self._frozen = False
+        self.kinds = bytearray(self.kinds)
+        self.hidden = bytearray(self.hidden)
+        self.flags = bytearray(self.flags)
+        for name, code in _ARRAYS.items():
+            setattr(self, name, _unpack(getattr(self, name), code))
+        self._ids_at = _unpack(self._ids_at)
+        self._ids_text = bytes(self._ids_text)
+
+    # -- reading -----------------------------------------------------------------------
+
+    @property
+    def ids(self) -> list[str]:
+        """Every record's id, by record number (split from one string on first use)."""
+        if self._ids is None:
+            text = bytes(self._ids_text).decode("utf-8")
+            self._ids = text.split("\n") if text else []
+        return self._ids
+
+    @ids.setter
+    def ids(self, value: list[str]) -> None:
+        self._ids = value
+
+    def id_of(self, doc: int) -> str:
+        """One record's id, without splitting them all."""
+        if self._ids is not None:
+            return self._ids[doc]
+        start = self._ids_at[doc]
+        end = self._ids_at[doc + 1] - 1 if doc + 1 < len(self._ids_at) else len(self._ids_text)
+        return bytes(self._ids_text[start:end]).decode("utf-8")
+
+    def _packed_ids(self) -> dict[str, bytes]:
+        """The ids as one UTF-8 text and the byte offset where each starts."""
+        if self._ids is None:
+            return {"ids": bytes(self._ids_text), "ids_at": bytes(self._ids_at)}
+        encoded = [rid.encode("utf-8") for rid in self._ids]
+        starts, at = array("I"), 0
+        for rid in encoded:
+            starts.append(at)
+            at += len(rid) + 1
+        return {"ids": b"\n".join(encoded), "ids_at": starts.tobytes()}
+
+    def _live_groups(self) -> list[int]:
+        if self._group_counts is None:
+            counts = [0] * len(self.groups)
+            for group, count in Counter(self.grp).items():
+                counts[group] = count
+            for doc in self.dead:
+                counts[self.grp[doc]] -= 1
+            self._group_counts = counts
+        return self._group_counts
+
+    def group_count(self, group: int) -> int:
+        """How many live failures share the group (error type) ``group``."""
+        return self._live_groups()[group]
+
+    @property
+    def size(self) -> int:
+        return len(self.kinds) - len(self.dead)
+
+    def total_length(self) -> int:
+        return sum(self.dl) - sum(self.dl[d] for d in self.dead)
+
+    @property
+    def titles(self) -> list[str]:
+        """Each record's title as the near-duplicate check compares it (``""`` for kinds
+        it does not check), by record number; split from the file on first use."""
+        if self._titles is None:
+            raw = bytes(self._titles_raw).decode("utf-8")
+            self._titles = raw.split("\n") if len(self.kinds) else []
+        return self._titles
+
+    @property
+    def vocab(self) -> dict[str, tuple[int, int]]:
+        """Term -> (offset, size) of its postings in the blob (unmarshalled on first use:
+        resume never needs it)."""
+        if self._vocab is None:
+            self._vocab = marshal.loads(self._vocab_raw)
+        return self._vocab
+
+    @vocab.setter
+    def vocab(self, value: dict[str, tuple[int, int]]) -> None:
+        self._vocab = value
+
+    def vocabulary(self) -> list[str]:
+        """Every term, sorted."""
+        if self._terms is None:
+            if self.fresh and not self.fresh.keys() <= self.vocab.keys():
+                self._terms = sorted(self.vocab.keys() | self.fresh.keys())
+            else:
+                self._terms = list(self.vocab)  # written in sorted order
+        return self._terms
+
+    def postings_of(self, term: str) -> array | None:
+        """``array('I')`` of alternating record number and weighted term count."""
+        column = self.fresh.get(term)
+        if column is not None:
+            return column
+        where = self.vocab.get(term)
+        if where is None:
+            return None
+        return _unpack(self.blob[where[0] : where[0] + where[1]])
+
+    def tagged(self, tag: str) -> set[int]:
+        value = self.tags.get(tag)
+        if value is None:
+            return set()
+        return set(_unpack(value) if isinstance(value, bytes) else value) - self.dead
+
+    def code(self, table: str, name: Any) -> int:
+        """The code of ``name`` in ``projects`` or ``groups`` (-1 if absent)."""
+        codes = self._codes.get(table)
+        if codes is None:
+            codes = self._codes[table] = {p: i for i, p in enumerate(getattr(self, table))}
+        return codes.get(name, -1)
+
+    def _intern(self, table: str, name: Any) -> int:
+        found = self.code(table, name)
+        if found < 0:
+            values = getattr(self, table)
+            found = len(values)
+            values.append(name)
+            self._codes[table][name] = found
+        return found
+
+    def project_code(self, name: str | None) -> int:
+        return self.code("projects", name)
+
+    def group_of(self, doc: int) -> str:
+        return self.groups[self.grp[doc]]
+
+    def by_id(self) -> dict[str, int]:
+        if self._by_id is None:
+            dead = self.dead
+            self._by_id = {rid: i for i, rid in enumerate(self.ids) if i not in dead}
+        return self._by_id
+
+    def find_ids(self, wanted: set[str]) -> dict[str, int]:
+        """The live record number of each id in ``wanted`` that the index holds.
+
+        A few ids (the lines one capture appended) are searched for in the packed id
+        text; splitting all of them into a dictionary costs tens of milliseconds on a
+        big index. Many ids, or an index already split, use the dictionary.
+        """
+        if self._ids is not None or self._by_id is not None or len(wanted) > 16:
+            by_id = self.by_id()
+            return {rid: by_id[rid] for rid in wanted if rid in by_id}
+        from bisect import bisect_left
+
+        text = b"\n" + bytes(self._ids_text) + b"\n"  # id k sits after text[_ids_at[k]]
+        starts, dead = self._ids_at, self.dead
+        found: dict[str, int] = {}
+        for rid in wanted:
+            needle = b"\n" + rid.encode("utf-8") + b"\n"
+            at = text.find(needle)
+            while at >= 0:
+                doc = bisect_left(starts, at)
+                if doc < len(starts) and starts[doc] == at and doc not in dead:
+                    found[rid] = doc  # the last live one wins, as in by_id()
+                at = text.find(needle, at + 1)
+        return found
+
+    def kind_of(self, doc: int) -> str:
+        return SEARCH_KINDS[self.kinds[doc]]
+
+    def docs(self, kind: str, *, flagged: bool = False, hidden: bool = False) -> list[int]:
+        """The live, shown records of ``kind``, in index order (``hidden``: hidden ones
+        too); ``flagged``: only those whose flag is set (see ``_flag``). Byte masks keep
+        this at C speed."""
+        cached = self._docs.get((kind, flagged, hidden))
+        if cached is not None:
+            return list(cached)
+        from itertools import compress
+
+        kinds = self._kind_bytes
+        if kinds is None:
+            kinds = self._kind_bytes = bytes(self.kinds)
+        code = SEARCH_KINDS.index(kind)
+        # A kind's records sit mostly together (a log is indexed in one run): scan its span.
+        lo, hi = kinds.find(code), kinds.rfind(code) + 1
+        found: list[int] = []
+        if lo >= 0:
+            table = bytearray(256)
+            table[code] = 1
+            mask = int.from_bytes(kinds[lo:hi].translate(table), "little")
+            if not hidden:
+                mask &= int.from_bytes(bytes(self.hidden[lo:hi]).translate(_NOT), "little")
+            if flagged:
+                mask &= int.from_bytes(bytes(self.flags[lo:hi]), "little")
+            found = list(compress(range(lo, hi), mask.to_bytes(hi - lo, "little")))
+        if self.dead:
+            dead = self.dead
+            found = [d for d in found if d not in dead]
+        self._docs[(kind, flagged, hidden)] = found
+        return list(found)
+
+    def fetch(self, store: Store, doc: int) -> Record:
+        """The full record behind ``doc``, read from its own lines or file only."""
+        cls = kind_class(self.kind_of(doc))
+        location = store.location(cls)
+        record: Record | None = None
+        with contextlib.suppress(OSError, ValueError, KeyError, LoreError):
+            storage = cls.KIND.storage
+            if isinstance(storage, Log):
+                spans = [(self.off[doc], self.ln[doc]), *self.revs.get(doc, ())]
+                rows = []
+                with open(location, "rb") as handle:
+                    for offset, length in spans:
+                        handle.seek(offset)
+                        rows.append((offset, orjson.loads(handle.read(length))))
+                states, _ = fold(rows, str(location))
+                record = cls.from_dict(states[self.id_of(doc)])
+            elif isinstance(storage, Dir):
+                name = self.files.get(doc) or self.id_of(doc) + storage.suffix
+                record = cls.from_dict(read_fast(location / name))
+                record.id = record.id or name[: -len(storage.suffix)]
+        if record is None or record.id != self.id_of(doc):
+            return store.get(self.id_of(doc))  # the file moved under us: the slow, sure way
+        return record

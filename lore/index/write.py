@@ -1,0 +1,198 @@
+"""Changing the index in memory: adding a record, killing one, compacting the dead.
+
+Also what a record contributes beyond its terms: its flag and the facts resume sorts by.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import defaultdict
+from typing import Any
+
+from lore import search
+from lore.index.columns import _ARRAYS, DEDUPE_KINDS, SEARCH_KINDS, Columns, _unpack
+from lore.model import Record
+
+
+class Writable(Columns):
+    """The columns, and the changes ``refresh`` makes to them."""
+
+    def _add(self, record: Record, span: tuple[int, int], revs: list[tuple[int, int]]) -> int:
+        if not isinstance(record.id, str) or not record.id or "\n" in record.id:
+            return -1  # the store skips it too, or validate reports it
+        if self._frozen:
+            self._thaw()
+        doc = len(self.kinds)
+        kind = record.KIND
+        counts: dict[str, int] = defaultdict(int)
+        length = 0
+        for name in (kind.title, *(f for f in kind.search if f != kind.title)):
+            value = getattr(record, name, None)
+            weight = search.TITLE_WEIGHT if name == kind.title else 1
+            texts = [value] if isinstance(value, str) else value if isinstance(value, list) else ()
+            for text in texts:
+                if isinstance(text, str):
+                    for term in search.terms(text):
+                        counts[term] += weight
+                        length += weight
+        fresh = self.fresh
+        for term, count in counts.items():
+            column = fresh.get(term)
+            if column is None:
+                column = fresh[term] = self.postings_of(term) or array("I")
+                self._terms = None
+            column.extend((doc, count))
+        for tag in record.tags if isinstance(record.tags, list) else ():
+            if isinstance(tag, str):
+                column = self.tags.get(tag)
+                if column is None or isinstance(column, bytes):
+                    column = self.tags[tag] = _unpack(column or b"")
+                column.append(doc)
+        self.ids.append(record.id)
+        title = getattr(record, kind.title, "") if kind.name in DEDUPE_KINDS else ""
+        self.titles.append(search.normalize(title) if isinstance(title, str) else "")
+        self.kinds.append(SEARCH_KINDS.index(kind.name))
+        self.hidden.append(1 if record.hidden else 0)
+        self.flags.append(_flag(record))
+        self.ts.append(_epoch(record.timestamp))
+        project = record.project if isinstance(record.project, str) else None
+        self.proj.append(self._intern("projects", project))
+        self.imp.append(search.importance(kind.name, record.__dict__))
+        self.dl.append(length)
+        self.off.append(span[0])
+        self.ln.append(span[1])
+        group = getattr(record, "error_type", "") if kind.name == "failure" else ""
+        self.grp.append(self._intern("groups", str(group)))
+        session_id = record.session_id if isinstance(record.session_id, str) else None
+        self.sess.append(self._intern("sessions", session_id))
+        if revs:
+            self.revs[doc] = revs
+        replaced_by = getattr(record, "superseded_by", None)
+        if record.hidden and isinstance(replaced_by, str) and replaced_by:
+            self.replaced[doc] = replaced_by
+        facts = _facts(record)
+        if facts is not None:
+            self.facts[doc] = facts
+        if self._by_id is not None:
+            self._by_id[record.id] = doc
+        self._group_counts = None
+        self._docs = {}
+        self._kind_bytes = None
+        self.changed = True
+        return doc
+
+    def _kill(self, doc: int) -> None:
+        if doc < 0 or doc in self.dead:
+            return
+        self.dead.add(doc)
+        self._group_counts = None
+        self._docs = {}
+        self._kind_bytes = None
+        if self._by_id is not None and self._by_id.get(self.id_of(doc)) == doc:
+            del self._by_id[self.id_of(doc)]
+        self.changed = True
+
+    def _kill_kind(self, kind: str) -> None:
+        code = SEARCH_KINDS.index(kind)
+        for doc, value in enumerate(self.kinds):
+            if value == code:
+                self._kill(doc)
+
+    def compact(self) -> None:
+        """Drop dead records and renumber the rest (no data file is re-read)."""
+        keep = [d for d in range(len(self.kinds)) if d not in self.dead]
+        remap = array("i", [-1]) * len(self.kinds)
+        for new, old in enumerate(keep):
+            remap[old] = new
+        self.ids = [self.ids[d] for d in keep]
+        self._titles = [self.titles[d] for d in keep]
+        self.kinds = bytearray(self.kinds[d] for d in keep)
+        self.hidden = bytearray(self.hidden[d] for d in keep)
+        self.flags = bytearray(self.flags[d] for d in keep)
+        for name, code in _ARRAYS.items():
+            column = getattr(self, name)
+            setattr(self, name, array(code, (column[d] for d in keep)))
+        for name in ("revs", "files", "replaced", "facts"):
+            mapping = getattr(self, name)
+            setattr(self, name, {remap[d]: v for d, v in mapping.items() if remap[d] >= 0})
+        fresh: dict[str, array] = {}
+        for term in self.vocabulary():
+            column = self.postings_of(term)
+            assert column is not None
+            kept = array("I")
+            for i in range(0, len(column), 2):
+                if remap[column[i]] >= 0:
+                    kept.append(remap[column[i]])
+                    kept.append(column[i + 1])
+            if kept:
+                fresh[term] = kept
+        self.fresh, self.vocab, self.blob = fresh, {}, b""
+        tags: dict[str, Any] = {}
+        for tag, value in self.tags.items():
+            column = _unpack(value) if isinstance(value, bytes) else value
+            kept = array("I", (remap[d] for d in column if remap[d] >= 0))
+            if kept:
+                tags[tag] = kept
+        self.tags = tags
+        for source in self.sources.values():
+            if "docs" in source:
+                docs = _unpack(source["docs"], "i")
+                source["docs"] = array("i", (remap[d] if d >= 0 else -1 for d in docs)).tobytes()
+        self.dead = set()
+        self._terms = None
+        self._by_id = None
+        self._group_counts = None
+        self._docs = {}
+        self._kind_bytes = None
+        self.changed = True
+
+
+def _flag(record: Record) -> int:
+    """1 for what resume looks for among many: a pending decision, an active goal, a
+    closed session."""
+    kind, state = record.KIND.name, record.__dict__
+    if kind == "decision":
+        return 1 if state.get("outcome") == "pending" else 0
+    if kind == "goal":
+        return 1 if state.get("status") == "active" else 0
+    if kind == "session":
+        return 1 if state.get("status") == "closed" else 0
+    return 0
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _facts(record: Record) -> tuple[Any, ...] | None:
+    """The few fields ``lore resume`` chooses by, so it reads only the records it shows.
+
+    session: (status, ended_at or timestamp, project or None);
+    pattern: (confidence, validations); anti-pattern: (severity, name);
+    goal: (status, priority). Only marshal-safe plain values.
+    """
+    kind = record.KIND.name
+    state = record.__dict__
+    if kind == "session":
+        project = state.get("project")
+        ended = _text(state.get("ended_at")) or _text(state.get("timestamp"))
+        return (_text(state.get("status")), ended, project if isinstance(project, str) else None)
+    if kind == "pattern":
+        return (
+            search._number(state.get("confidence"), 0.0),
+            search._number(state.get("validations"), 0.0),
+        )
+    if kind == "anti-pattern":
+        return (_text(state.get("severity")), _text(state.get("name")))
+    if kind == "goal":
+        return (_text(state.get("status")), _text(state.get("priority")))
+    return None
+
+
+def _epoch(timestamp: Any) -> float:
+    from lore.clock import parse_timestamp
+
+    try:
+        return parse_timestamp(timestamp).timestamp()
+    except (ValueError, TypeError, AttributeError):
+        return 0.0
