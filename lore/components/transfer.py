@@ -102,7 +102,9 @@ def _set_pointer(store: Any, project: str | None, session_id: str | None) -> Non
 
     path = _pointer(store, project)
     if session_id is None:
-        with contextlib.suppress(FileNotFoundError):
+        # No pointer, or no local directory at all (a read-only or odd cache): nothing
+        # points at a session, which is what clearing wants.
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
             path.unlink()
         return
     atomic_write(path, (session_id + "\n").encode())
@@ -114,11 +116,14 @@ def start(
     project: str | None,
     parent: Session | None = None,
     session_id: str | None = None,
+    point: bool = True,
 ) -> Session:
     """Open a new session (a fork inherits the parent's open threads and next steps).
 
     With ``LORE_SESSION_ID`` set, the new session takes that id: it is the one this
     agent's captures and handoff go to, so a fork under any other id would be orphaned.
+    ``point=False`` leaves this machine's open-session pointer alone (a handoff that
+    opens a session only to close it at once).
     """
     env = env_session_id()
     if session_id is None and env:
@@ -144,7 +149,7 @@ def start(
         session.questions = list(parent.questions)
         session.threads = list(parent.threads)
     store.add([session])
-    if not env:
+    if point and not env:
         _set_pointer(store, project, session.id)
     return session
 
@@ -236,7 +241,8 @@ def handoff(
         if since is None:
             start_dt = clock.parse_timestamp(now) - timedelta(hours=FIRST_WINDOW_HOURS)
             since = start_dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-        session = start(store, project=project, session_id=session_id)
+        # Closed at once below: no pointer to write (nor to fail on a read-only cache).
+        session = start(store, project=project, session_id=session_id, point=False)
         session.started_at = since
     since = session.started_at
     changes: dict[str, Any] = {

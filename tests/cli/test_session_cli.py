@@ -600,3 +600,16 @@ def test_resume_of_an_observation_says_an(run: Run) -> None:
     result = run("resume", obs)
     assert result.exit_code == 2
     assert result.stderr == f"lore: error: {obs} is an observation, not a session\n"
+
+
+def test_handoff_needs_no_writable_local_directory(
+    run: Run, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    monkeypatch.setenv("LORE_CACHE_DIR", str(blocker))  # nothing can be created under it
+    result = run("handoff", "Done for today.", "--json")
+    assert result.exit_code == 0, result.stderr
+    folder = data_dir / "transfer" / "data" / "sessions"
+    [stored] = [json.loads(p.read_text()) for p in folder.glob("*.json")]
+    assert (stored["status"], stored["message"]) == ("closed", "Done for today.")
