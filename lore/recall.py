@@ -325,11 +325,17 @@ def hits(store: Store, idx: Index, ranked: list[Ranked], matched: set[str]) -> l
         record = idx.fetch(store, r.doc)
         kind = record.KIND
         values: list[str] = []
+        title = getattr(record, kind.title, None)
+        shown = " ".join(title.split()) if isinstance(title, str) else ""
         for name in kind.search:
             if name in (kind.title, "tags"):  # the title is on the first line already
                 continue
             value = getattr(record, name, None)
             if isinstance(value, str):
+                # A session's message starts with its summary (the title): show the rest.
+                flat = " ".join(value.split())
+                if shown and flat.startswith(shown):
+                    value = flat[len(shown) :].strip()
                 values.append(value)
             elif isinstance(value, list):
                 values.extend(v for v in value if isinstance(v, str))

@@ -381,3 +381,12 @@ def test_capture_then_recall_without_rebuild(run: Run) -> None:
     assert doc(run, "recall", "zeppelin")["results"] == []
     rec = new(run, "observe", "the zeppelin test is flaky")
     assert [r["id"] for r in doc(run, "recall", "zeppelin")["results"]] == [rec["id"]]
+
+
+def test_a_session_snippet_does_not_repeat_its_summary(run: Run) -> None:
+    new(run, "handoff", "Parser finished. The lexer still chokes on unicode escapes.")
+    result = run("recall", "parser", "lexer")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].endswith("Parser finished.")
+    assert lines[1] == "      The »lexer« still chokes on unicode escapes."
