@@ -1,7 +1,7 @@
 """The only sources of time and randomness: timestamps and record ids.
 
 Tests freeze these through ``LORE_NOW`` or monkeypatching; nothing else in lore
-calls ``datetime.now`` or ``os.urandom`` directly.
+calls ``datetime.now``, and ``os.urandom`` elsewhere only names temporary files.
 """
 
 from __future__ import annotations
@@ -37,6 +37,16 @@ def new_id(prefix: str) -> str:
     # os.urandom is what secrets.token_hex reads; importing ``secrets`` (hmac,
     # hashlib, random, base64) would add milliseconds to every capture's start-up.
     return f"{prefix}-{os.urandom(ID_HEX_CHARS // 2).hex()}"
+
+
+def epoch(value: object) -> float:
+    """Seconds since 1970 of an ISO-8601 timestamp; 0.0 for anything that is not one."""
+    if not isinstance(value, str):
+        return 0.0
+    try:
+        return parse_timestamp(value).timestamp()
+    except ValueError:
+        return 0.0
 
 
 def parse_timestamp(value: str) -> datetime:

@@ -14,7 +14,7 @@ from typing import Any
 from lore import clock, search
 from lore.components.failures import Failure
 from lore.components.intent import Goal
-from lore.components.patterns import AntiPattern, Pattern
+from lore.components.patterns import SEVERITY_RANK, AntiPattern, Pattern
 from lore.errors import UsageError
 from lore.index import SEARCH_KINDS, Index, note_recalled, open_index, recall_counts
 from lore.model import Record, kind_class
@@ -381,9 +381,6 @@ def recall(
 
 # --- modes --------------------------------------------------------------------------------
 
-SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3}
-PRIORITY_RANK = SEVERITY_RANK
-
 
 def _belongs(record: Record, project: str | None, *, unowned: bool = False) -> bool:
     """``record`` is of ``project`` (its own or tagged); ``unowned`` adds project-less ones."""
@@ -434,7 +431,7 @@ def failures(
         found = [f for f in found if f.error_type == error_type]
     since_epoch = parse_since(since)
     if since_epoch is not None:
-        found = [f for f in found if _epoch(f.timestamp) >= since_epoch]
+        found = [f for f in found if clock.epoch(f.timestamp) >= since_epoch]
     if query and query.strip():
         result = rank(store, query, kinds=("failure",))
         ids = {result.index.id_of(r.doc) for r in result.ranked}
@@ -446,13 +443,6 @@ def failures(
         "counts": dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))),
         "failures": [result_dict(f) for f in found[: limit or None]],
     }
-
-
-def _epoch(timestamp: str) -> float:
-    try:
-        return clock.parse_timestamp(timestamp).timestamp()
-    except (ValueError, TypeError, AttributeError):
-        return 0.0
 
 
 def triggers(store: Store, *, threshold: int = 3, project: str | None = None) -> dict[str, Any]:
@@ -476,7 +466,7 @@ def context(store: Store, project: str, *, limit: int = DEFAULT_LIMIT) -> dict[s
     fails.sort(key=lambda f: (f.timestamp, f.id), reverse=True)
     goals = [g for g in store.of(Goal) if _belongs(g, project) and g.status == "active"]
     goals.sort(key=lambda g: g.timestamp, reverse=True)
-    goals.sort(key=lambda g: PRIORITY_RANK.get(g.priority, 9))
+    goals.sort(key=lambda g: SEVERITY_RANK.get(g.priority, 9))
     return {
         "project": project,
         "registry": [result_dict(p) for p in registry],

@@ -14,7 +14,8 @@ from typing import Any
 
 from lore import clock
 from lore.components.journal import Decision
-from lore.components.transfer import Session
+from lore.components.patterns import SEVERITY_RANK
+from lore.components.transfer import Session, last_handoff
 from lore.store import Store
 
 RECENT_DECISIONS = 10
@@ -23,7 +24,6 @@ TOP_PATTERNS = 5
 MAX_GOALS = 10  # goals listed (by priority); goals_count has them all
 MAX_PENDING = 10  # decisions pending review listed (oldest first); pending_review_count all
 REVIEW_AFTER_DAYS = 3
-SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3}
 
 
 @dataclass
@@ -119,7 +119,7 @@ def resume(
             article = "an" if session.kind[0] in "aeiou" else "a"
             raise UsageError(f"{session_id} is {article} {session.kind}, not a session")
     else:
-        session = _last_handoff(view, project)
+        session = last_handoff(store, project, view.index)
     bundle = ResumeBundle(project=project, session=None, reconstructed=None)
     if session is not None:
         bundle.session = {
@@ -196,13 +196,6 @@ SESSION_KEYS = (
 
 def _severity(fact: tuple[Any, ...]) -> int:
     return SEVERITY_RANK.get(fact[0], 9) if fact else 9
-
-
-def _last_handoff(view: _View, project: str | None) -> Any:
-    """The most recently closed session of ``project`` (see ``transfer.last_handoff``)."""
-    from lore.components.transfer import last_handoff
-
-    return last_handoff(view.store, project, view.index)
 
 
 def _decision(d: Decision) -> dict[str, Any]:

@@ -13,6 +13,8 @@ from lore.model import Dir, Kind, Record, register, text, texts
 
 STATUSES = ("active", "retracted", "superseded")
 SEVERITIES = ("low", "medium", "high", "critical")
+# Most urgent first (0); goals' priorities use the same four levels.
+SEVERITY_RANK = {name: rank for rank, name in enumerate(reversed(SEVERITIES))}
 
 
 @register

@@ -176,14 +176,17 @@ def last_handoff(store: Any, project: str | None, index: Any = None) -> Session 
     return found if isinstance(found, Session) else None
 
 
-def captured_during(store: Any, session: Session, since: str | None) -> dict[str, list[str]]:
+def captured_during(
+    store: Any, session: Session, since: str | None, index: Any = None
+) -> dict[str, list[str]]:
     """Ids of records made in ``session``: tagged with its id, or untagged records of
-    the same project captured since ``since``. Read from the derived index, in the
-    order the store lists them (file order for logs, time order for documents)."""
+    the same project captured since ``since``. Read from the derived index (``index``,
+    or the store's, refreshed), in the order the store lists them (file order for
+    logs, time order for documents)."""
     from lore.index import open_index
     from lore.model import Log
 
-    idx = open_index(store)
+    idx = index or open_index(store)
     own = idx.code("sessions", session.id)
     untagged = idx.code("sessions", None)
     after = clock.parse_timestamp(since).timestamp() if since else None
@@ -234,9 +237,12 @@ def handoff(
         raise UsageError("a handoff needs a message")
     session_id = current_session_id(store, project)
     session = store.find(session_id) if session_id else None
-    previous = last_handoff(store, project)
+    from lore.index import open_index
+
+    index = open_index(store)  # once: the last handoff and the captured ids both need it
     now = clock.now()
     if session is None:
+        previous = last_handoff(store, project, index)
         since = previous.ended_at if previous is not None else None
         if since is None:
             start_dt = clock.parse_timestamp(now) - timedelta(hours=FIRST_WINDOW_HOURS)
@@ -256,7 +262,7 @@ def handoff(
         "questions": list(questions or []),
         "threads": list(threads or []),
         "git": git,
-        "captured": captured_during(store, session, since),
+        "captured": captured_during(store, session, since, index),
         **(extra or {}),
     }
     if session.parent:

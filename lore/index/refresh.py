@@ -165,19 +165,25 @@ class Refreshable(Writable):
         """
         source = self.sources.get(kind) or {"names": "", "fps": b"", "docs": b""}
         names: list[str] = source["names"].split("\n") if source["names"] else []
+        fps = _unpack(source["fps"], "q")
         with _Listing(path) as listing:
             here = listing.fingerprint()
-            # Same fingerprint: no entry was added, removed or renamed since the listing.
-            settled = here is not None and here == source.get("dir")
-            if settled and listing.unchanged(names, _unpack(source["fps"], "q")):
-                return
             listed_at = time.time_ns()
-            listed = [n for n in listing.names() if n.endswith(suffix)]
-            if listed == names and listing.unchanged(names, _unpack(source["fps"], "q")):
-                source["dir"] = _settled(here, listed_at)
-                self.changed = self.changed or source.get("dir") is not None
-                return
-            fps, docs = _unpack(source["fps"], "q"), _unpack(source["docs"], "i")
+            if here is not None and here == source.get("dir"):
+                # No entry was added, removed or renamed since the last listing: the
+                # names stand, and only a file rewritten in place can have changed.
+                if listing.unchanged(names, fps):
+                    return
+                listed = names
+            else:
+                listed = [n for n in listing.names() if n.endswith(suffix)]
+                if listed == names and listing.unchanged(names, fps):
+                    settled = _settled(here, listed_at)
+                    if settled != source.get("dir"):
+                        source["dir"] = settled
+                        self.changed = True
+                    return
+            docs = _unpack(source["docs"], "i")
             old = {name: (tuple(fps[3 * k : 3 * k + 3]), docs[k]) for k, name in enumerate(names)}
             new_names, new_fps, new_docs = [], array("q"), array("i")
             for name in listed:

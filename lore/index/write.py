@@ -9,7 +9,7 @@ from array import array
 from collections import defaultdict
 from typing import Any
 
-from lore import search
+from lore import clock, search
 from lore.index.columns import _ARRAYS, DEDUPE_KINDS, SEARCH_KINDS, Columns, _unpack
 from lore.model import Record
 
@@ -54,7 +54,7 @@ class Writable(Columns):
         self.kinds.append(SEARCH_KINDS.index(kind.name))
         self.hidden.append(1 if record.hidden else 0)
         self.flags.append(_flag(record))
-        self.ts.append(_epoch(record.timestamp))
+        self.ts.append(clock.epoch(record.timestamp))
         project = record.project if isinstance(record.project, str) else None
         self.proj.append(self._intern("projects", project))
         self.imp.append(search.importance(kind.name, record.__dict__))
@@ -187,12 +187,3 @@ def _facts(record: Record) -> tuple[Any, ...] | None:
     if kind == "goal":
         return (_text(state.get("status")), _text(state.get("priority")))
     return None
-
-
-def _epoch(timestamp: Any) -> float:
-    from lore.clock import parse_timestamp
-
-    try:
-        return parse_timestamp(timestamp).timestamp()
-    except (ValueError, TypeError, AttributeError):
-        return 0.0
