@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from lore import clock
-from lore.errors import DuplicateError, InvalidInputError, SecretError, UsageError
+from lore.errors import DuplicateError, InvalidInputError, UsageError
 from lore.model import Record, kind_class
 from lore.store import Store
 
@@ -270,21 +270,12 @@ def check(record: Record, *, allow_secret: bool = False) -> None:
         name, message = problems[0]
         raise InvalidInputError(f"{record.kind} {name} {message}", field=name, kind=record.kind)
     if not allow_secret:
-        from lore.secrets import scan_fields
+        from lore.secrets import gate
 
         data = record.to_dict()
         for key in ("id", "timestamp", "v", "git_commit"):
             data.pop(key, None)
-        findings = scan_fields(data)
-        if findings:
-            first = findings[0]
-            raise SecretError(
-                f"refusing to write: {first.field} looks like it holds a secret ({first.kind}); "
-                "remove it, or pass --allow-secret if this is not a real credential",
-                field=first.field,
-                secret=first.rule,
-                findings=[{"field": f.field, "rule": f.rule, "kind": f.kind} for f in findings],
-            )
+        gate(data)
 
 
 def check_references(store: Store, record: Record) -> None:

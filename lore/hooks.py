@@ -247,6 +247,21 @@ def digest_transcript(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> Digest
     digest.requests = digest.requests[-MAX_REQUESTS:]
     digest.files = digest.files[-MAX_FILES:]
     digest.failed = digest.failed[-MAX_FAILED:]
+    return scrub(digest)
+
+
+def scrub(digest: Digest) -> Digest:
+    """The digest with every credential replaced by ``[REDACTED:<rule>]``.
+
+    An automatic handoff has nobody to ask for ``--allow-secret``: what the secrets gate
+    would refuse in a transcript (a token pasted into a prompt or a command) is masked,
+    so the handoff is still written and passes the gate.
+    """
+    from lore.secrets import redact
+
+    digest.requests = [redact(t) for t in digest.requests]
+    digest.files = [redact(t) for t in digest.files]
+    digest.failed = [redact(t) for t in digest.failed]
     return digest
 
 

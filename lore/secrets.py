@@ -1,6 +1,7 @@
 """The secrets gate: finds credentials (API keys, tokens, private keys, passwords) in text.
 
-Detection only: callers decide whether to refuse a write, warn, or show ``redact()``-ed text.
+``gate()`` is the one check every write of user text calls (it refuses); ``scan_*`` and
+``redact()`` serve callers that report or mask instead (``lore scan``, automatic handoffs).
 """
 
 from __future__ import annotations
@@ -79,6 +80,30 @@ def scan_fields(fields: Mapping[str, Any]) -> list[SecretFinding]:
         if rule:
             findings.append(SecretFinding(path, rule, RULES[rule]))
     return findings
+
+
+def gate(fields: Mapping[str, Any], *, allow_secret: bool = False) -> None:
+    """The one secrets gate every write of user text passes: refuse any credential.
+
+    Raises ``SecretError`` (exit 7) naming the first finding's field and kind, with every
+    finding in ``findings``; ``allow_secret`` (the ``--allow-secret`` flag) skips the scan.
+    """
+    if allow_secret:
+        return
+    findings = scan_fields(fields)
+    if not findings:
+        return
+    from lore.errors import SecretError
+
+    first = findings[0]
+    article = "an" if first.kind[:1].lower() in "aeiou" else "a"
+    raise SecretError(
+        f"refusing to write: {first.field} looks like it holds {article} {first.kind}; "
+        "remove it, or pass --allow-secret if this is not a real credential",
+        field=first.field,
+        secret=first.rule,
+        findings=[{"field": f.field, "rule": f.rule, "kind": f.kind} for f in findings],
+    )
 
 
 def redact(text: str) -> str:

@@ -25,6 +25,11 @@ def _project(explicit: str | None) -> str | None:
 @click.option("--question", "questions", multiple=True, help="An open question (repeatable).")
 @click.option("--thread", "threads", multiple=True, help="An open thread (repeatable).")
 @click.option("--project", help="Project name (default: the git repository's name).")
+@click.option(
+    "--allow-secret",
+    is_flag=True,
+    help="Write even if a text looks like it holds a credential.",
+)
 @json_option
 @pass_app
 def handoff_cmd(
@@ -35,6 +40,7 @@ def handoff_cmd(
     questions: tuple[str, ...],
     threads: tuple[str, ...],
     project: str | None,
+    allow_secret: bool,
     as_json: bool,
 ) -> None:
     """End the current session with MESSAGE for the next one ("-" reads stdin).
@@ -62,6 +68,7 @@ def handoff_cmd(
         questions=list(questions),
         threads=list(threads),
         git=snapshot(),
+        allow_secret=allow_secret,
     )
     if as_json:
         emit_json(

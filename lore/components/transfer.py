@@ -226,15 +226,29 @@ def handoff(
     threads: list[str] | None = None,
     git: dict[str, Any] | None = None,
     extra: dict[str, Any] | None = None,
+    allow_secret: bool = False,
 ) -> Session:
     """Close the open session (creating one if none is open) with a handoff note.
 
-    ``extra`` adds fields of its own (an automatic handoff records what it saw).
+    ``extra`` adds fields of its own (an automatic handoff records what it saw). Every
+    text passes the secrets gate first (``allow_secret`` skips it), before anything is
+    written.
     """
     from datetime import timedelta
 
     if not message or not message.strip():
         raise UsageError("a handoff needs a message")
+    from lore.secrets import gate
+
+    texts = {
+        "message": message,
+        "next_steps": next_steps or [],
+        "blockers": blockers or [],
+        "questions": questions or [],
+        "threads": threads or [],
+        **(extra or {}),
+    }
+    gate(texts, allow_secret=allow_secret)
     session_id = current_session_id(store, project)
     session = store.find(session_id) if session_id else None
     from lore.index import open_index

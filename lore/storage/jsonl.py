@@ -1,12 +1,14 @@
 """Append-only JSONL: locked single-write appends and tolerant, honest reads.
 
-An append is one ``os.write`` of whole lines under the sidecar lock, then fsync.
+An append is one ``os.write`` of whole lines under the sidecar lock, then fsync; a
+failed append cuts the file back to its previous length.
 A read never fails on bad lines: it yields the good ones and reports each bad one
 with its file and line number; nothing on disk is ever dropped or rewritten.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 from collections.abc import Iterable, Iterator
@@ -91,11 +93,18 @@ def append(
                 # A torn last line (crash mid-write, hand edit): start on a fresh
                 # line so the new record is not glued onto the fragment.
                 data = b"\n" + data
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-            os.fsync(fd)
+            try:
+                view = memoryview(data)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
+                os.fsync(fd)
+            except BaseException:
+                # A full disk (ENOSPC), an I/O error or an interrupt mid-write: cut the
+                # file back to where it was, so no partial line outlives the failure.
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, size)
+                raise
         finally:
             os.close(fd)
 
@@ -106,6 +115,9 @@ def read(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[ReadIssue]]
         raw = path.read_bytes()
     except (FileNotFoundError, NotADirectoryError):
         return [], []
+    except OSError as exc:  # a directory where the log should be, no permission
+        why = exc.strerror or str(exc)
+        return [], [ReadIssue(str(path), 0, f"cannot read: {why}", "unreadable")]
     return parse(raw, str(path))
 
 

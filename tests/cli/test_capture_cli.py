@@ -738,9 +738,10 @@ def test_secret_refused(run: Run, data_dir: Path, args: list[str], field: str) -
     assert finding["field"] == named
     assert data["secret"] == finding["rule"]
     assert finding["kind"]
+    article = "an" if finding["kind"][0] in "AEIOUaeiou" else "a"
     assert (
-        f"refusing to write: {named} looks like it holds a secret ({finding['kind']});"
-        in data["error"]
+        f"refusing to write: {named} looks like it holds {article} {finding['kind']};"
+        in (data["error"])
     )
     assert result.stderr == f"lore: error: {data['error']}\n"
     assert snapshot(data_dir) == before
@@ -756,8 +757,9 @@ def test_secret_message_names_field_and_kind(run: Run) -> None:
     result = run("remember", "Use X", "-r", f"key {AWS_KEY}")
     assert result.exit_code == 7
     (finding,) = [f for f in scan_text(f"key {AWS_KEY}")][:1]
+    assert finding.kind == "AWS access key ID"
     assert result.stderr == (
-        f"lore: error: refusing to write: rationale looks like it holds a secret ({finding.kind}); "
+        "lore: error: refusing to write: rationale looks like it holds an AWS access key ID; "
         "remove it, or pass --allow-secret if this is not a real credential\n"
     )
     assert result.stdout == ""
