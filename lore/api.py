@@ -90,7 +90,9 @@ def article(word: str) -> str:
     return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
 
 
-def retract(store: Store, record_id: str, *, reason: str | None = None) -> tuple[Record, str]:
+def retract(
+    store: Store, record_id: str, *, reason: str | None = None, allow_secret: bool = False
+) -> tuple[Record, str]:
     """Withdraw a record (status ``retracted``); returns it and the retraction time.
 
     Logs get a revision line (carrying ``reason``); documents are updated in place,
@@ -100,7 +102,10 @@ def retract(store: Store, record_id: str, *, reason: str | None = None) -> tuple
 
     from lore import clock
     from lore.errors import InvalidInputError
+    from lore.secrets import gate
 
+    if reason:
+        gate({"reason": reason}, allow_secret=allow_secret)
     record = store.get(record_id)
     cls = type(record)
     status = next((f for f in dataclasses.fields(cls) if f.name == "status"), None)

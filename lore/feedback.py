@@ -88,9 +88,14 @@ def resolve(
     outcome: str,
     lesson: str | None = None,
     force: bool = False,
+    allow_secret: bool = False,
 ) -> Resolution:
     if outcome not in RESOLVED_OUTCOMES:
         raise UsageError(f"--outcome must be one of {', '.join(RESOLVED_OUTCOMES)}")
+    if lesson:
+        from lore.secrets import gate
+
+        gate({"lesson_learned": lesson}, allow_secret=allow_secret)
     decision = store.get(decision_id)
     if not isinstance(decision, Decision):
         article = "an" if decision.kind[0] in "aeiou" else "a"
@@ -141,7 +146,7 @@ def resolve(
             tags=[t for t in updated.tags if t != updated.project] + [updated.id],
             project=updated.project,
             source="review",
-            allow_secret=True,  # the text was already checked when the decision was captured
+            allow_secret=True,  # the decision and the lesson have both passed the gate
         )
         result.failure = captured.record  # type: ignore[assignment]
     return result

@@ -36,6 +36,12 @@ RULES: dict[str, str] = {
     "anthropic-key": "Anthropic API key",
     "openai-key": "OpenAI API key",
     "google-api-key": "Google API key",
+    "npm-token": "npm access token",
+    "pypi-token": "PyPI API token",
+    "twilio-key": "Twilio API key",
+    "sendgrid-key": "SendGrid API key",
+    "azure-key": "Azure storage or service key",
+    "huggingface-token": "Hugging Face token",
     "jwt": "JSON Web Token",
     "url-credentials": "password in a URL",
     "authorization-header": "credential in an Authorization header",
@@ -303,6 +309,13 @@ def _slack_webhook(m: re.Match[str], text: str) -> _Hit | None:
     return start, m.end(), "slack-webhook"
 
 
+def _azure(m: re.Match[str], text: str) -> _Hit | None:
+    value = m.group("v")
+    if _fake_token(value) or _is_placeholder(value):
+        return None
+    return m.start("v"), m.end("v"), "azure-key"
+
+
 def _url_password(m: re.Match[str], text: str) -> _Hit | None:
     user, password = m.group(1), m.group(2)
     if password == user or _is_placeholder(password):
@@ -393,6 +406,9 @@ _KEY_NAMES = (  # (literal start, pattern)
     ("pwd", r"pwd"),
     ("secret", r"secret(?:[_.-]?access[_.-]?key|[_.-]?key)?"),
     ("api", r"api[_.-]?key"),
+    ("access", r"access[_.-]?key"),
+    ("account", r"account[_.-]?key"),
+    ("private", r"private[_.-]?key"),
     ("token", r"token"),
     ("authorization", r"authorization"),
 )
@@ -497,6 +513,41 @@ _DETECTORS: tuple[_Detector, ...] = (
         (_token_pattern("AIza", _TOKEN_CLASS, r"[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"),),
         ("AIza",),
         _token("google-api-key"),
+    ),
+    _Detector(
+        (_token_pattern("npm_", _WORD_CLASS, r"[A-Za-z0-9]{36}(?![A-Za-z0-9_])"),),
+        ("npm_",),
+        _token("npm-token"),
+    ),
+    _Detector(
+        (_token_pattern("pypi-AgE", _TOKEN_CLASS, r"[A-Za-z0-9_-]{50,1000}(?![A-Za-z0-9_-])"),),
+        ("pypi-AgE",),
+        _token("pypi-token"),
+    ),
+    _Detector(
+        (_token_pattern("SK", _ALNUM_CLASS, r"[0-9a-f]{32}(?![A-Za-z0-9])"),),
+        ("SK",),
+        _token("twilio-key"),
+    ),
+    _Detector(
+        (
+            _token_pattern(
+                "SG.", _TOKEN_CLASS, r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"
+            ),
+        ),
+        ("SG.",),
+        _token("sendgrid-key"),
+    ),
+    _Detector(
+        # Connection strings: "...;AccountKey=<base64>;..." (storage), SharedAccessKey (bus).
+        (_lazy(r"(?:Account|SharedAccess)Key=(?P<v>[A-Za-z0-9+/]{30,100}={0,2})"),),
+        ("Key=",),
+        _azure,
+    ),
+    _Detector(
+        (_token_pattern("hf_", _WORD_CLASS, r"[A-Za-z]{34}(?![A-Za-z0-9_])"),),
+        ("hf_",),
+        _token("huggingface-token"),
     ),
     _Detector(
         (

@@ -365,9 +365,16 @@ def __getattr__(name: str) -> click.Command:
 @click.command(name="retract")
 @click.argument("record_id")
 @click.option("--reason", help="Why it is withdrawn (kept with the revision).")
+@click.option(
+    "--allow-secret",
+    is_flag=True,
+    help="Write even if the reason looks like it holds a credential.",
+)
 @json_option
 @pass_app
-def retract_cmd(app: App, record_id: str, reason: str | None, as_json: bool) -> None:
+def retract_cmd(
+    app: App, record_id: str, reason: str | None, allow_secret: bool, as_json: bool
+) -> None:
     """Withdraw a record: it stays on disk but leaves default listings.
 
     Works for decisions, patterns, anti-patterns, concepts and edges (kinds whose
@@ -377,7 +384,7 @@ def retract_cmd(app: App, record_id: str, reason: str | None, as_json: bool) -> 
     """
     from lore.api import retract
 
-    updated, when = retract(app.store, record_id, reason=reason)
+    updated, when = retract(app.store, record_id, reason=reason, allow_secret=allow_secret)
     if as_json:
         emit_json(
             {

@@ -26,6 +26,11 @@ pass_app = click.make_pass_decorator(App)
 )
 @click.option("--lesson", help="With --resolve: the lesson learned.")
 @click.option("--force", is_flag=True, help="Resolve a retracted or already-resolved decision.")
+@click.option(
+    "--allow-secret",
+    is_flag=True,
+    help="Write even if the lesson looks like it holds a credential.",
+)
 @json_option
 @pass_app
 def review_cmd(
@@ -35,6 +40,7 @@ def review_cmd(
     outcome: str | None,
     lesson: str | None,
     force: bool,
+    allow_secret: bool,
     as_json: bool,
 ) -> None:
     """List decisions pending review, or resolve one with --resolve ID --outcome O.
@@ -72,7 +78,14 @@ def review_cmd(
         return
     if outcome is None:
         raise UsageError("--resolve needs --outcome successful|revised|abandoned")
-    result = resolve(app.store, resolve_id, outcome=outcome, lesson=lesson, force=force)
+    result = resolve(
+        app.store,
+        resolve_id,
+        outcome=outcome,
+        lesson=lesson,
+        force=force,
+        allow_secret=allow_secret,
+    )
     if as_json:
         emit_json(result.to_dict())
         return
