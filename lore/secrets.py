@@ -88,6 +88,37 @@ def scan_fields(fields: Mapping[str, Any]) -> list[SecretFinding]:
     return findings
 
 
+def locate(fields: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """Every credential in ``fields`` as ``(field path, rule, the secret itself)``.
+
+    Unlike ``scan_fields``, every occurrence is listed (``lore scan`` shows and masks each).
+    """
+    items: list[tuple[str, object, str]] = []
+    _collect(fields, "", None, items)
+    found: list[tuple[str, str, str]] = []
+    for path, key, value in items:
+        hits = list(_hits(value))
+        found.extend((path, rule, value[start:end]) for start, end, rule in hits)
+        rule = None if hits else _keyed_rule(key, value)
+        if rule:
+            found.append((path, rule, value.strip()))
+    return found
+
+
+def redact_value(value: Any, key: object = None) -> Any:
+    """``value`` (a string, or lists and mappings of them) with every secret masked."""
+    if isinstance(value, str):
+        masked = redact(value)
+        if masked == value and _keyed_rule(key, value):
+            return f"[REDACTED:{_keyed_rule(key, value)}]"
+        return masked
+    if isinstance(value, (dict, Mapping)):
+        return {name: redact_value(item, name) for name, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact_value(item) for item in value]
+    return value
+
+
 def gate(fields: Mapping[str, Any], *, allow_secret: bool = False) -> None:
     """The one secrets gate every write of user text passes: refuse any credential.
 

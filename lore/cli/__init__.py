@@ -76,6 +76,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("bulk:import_cmd", "Import records from a JSONL FILE (or - for stdin)."),
     "export": ("bulk:export_cmd", "Write every record as JSONL that `lore import` reads back."),
     "validate": ("validate:validate_cmd", "Check every data file; exit 4 if anything is wrong."),
+    "scan": (
+        "scan:scan_cmd",
+        "Find credentials already stored in the data root; exit 7 if any is found.",
+    ),
     "index": (
         "recall:index_cmd",
         "Manage the derived search index (it lives outside the data root).",
