@@ -127,12 +127,31 @@ class Store:
             record = self._load(candidate).get(record_id)
             if record is not None:
                 return record
+        if cls is not None and isinstance(cls.KIND.storage, Dir):
+            self._unreadable(cls, record_id)
         raise NotFoundError(f"no record with id {record_id!r}", id=record_id)
+
+    def _unreadable(self, cls: type[Record], record_id: str) -> None:
+        """Raise ``DataError`` when the id's document exists but does not parse: a read
+        or a change of it must say why (file and line), never "not found"."""
+        file = self._document(cls, record_id)
+        if not file.is_file():
+            return
+        try:
+            read_document(file)
+        except DataError as exc:
+            details = {k: v for k, v in exc.details.items() if k != "id"}
+            raise DataError(
+                f"{exc.message} (record {record_id} cannot be read or changed until the "
+                "file is fixed)",
+                id=record_id,
+                **details,
+            ) from None
 
     def find(self, record_id: str) -> Record | None:
         try:
             return self.get(record_id)
-        except NotFoundError:
+        except (NotFoundError, DataError):
             return None
 
     def _load(self, cls: type[Record]) -> dict[str, Record]:

@@ -48,7 +48,9 @@ CODES: dict[str, str] = {
 
 IGNORED_DIRS = frozenset({".lore-cache"})
 IGNORED_NAMES = frozenset({".gitkeep"})
-IGNORED_SUFFIXES = (".lock", ".tmp")  # sidecar locks and atomic-write leftovers
+# Sidecar locks, atomic-write leftovers and `lore doctor --repair`'s quarantine files
+# (`lore doctor` reports those three itself).
+IGNORED_SUFFIXES = (".lock", ".tmp", ".quarantine")
 
 # Git writes markers at column 0: 7 characters, then a space and a label (or nothing).
 _MARKER = re.compile(r"^(?:<{7}|>{7}|\|{7})(?: |$)|^={7}$")
@@ -183,6 +185,11 @@ class _Checker:
         for cls in kinds().values():
             location = self.store.location(cls)
             storage = cls.KIND.storage
+            if location.exists() and location.is_dir() != isinstance(storage, Dir):
+                want = "a directory" if isinstance(storage, Dir) else "a file"
+                message = f"cannot read: expected {want} here; nothing read"
+                self.add(ERROR, "unreadable", self.rel(location), None, message)
+                continue
             if isinstance(storage, Dir):
                 self.dirs[location] = storage.suffix
                 if location.is_dir():

@@ -76,6 +76,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("bulk:import_cmd", "Import records from a JSONL FILE (or - for stdin)."),
     "export": ("bulk:export_cmd", "Write every record as JSONL that `lore import` reads back."),
     "validate": ("validate:validate_cmd", "Check every data file; exit 4 if anything is wrong."),
+    "doctor": (
+        "doctor:doctor_cmd",
+        "Check the data root and its surroundings; exit 4 if an error remains.",
+    ),
     "scan": (
         "scan:scan_cmd",
         "Find credentials already stored in the data root; exit 7 if any is found.",

@@ -36,7 +36,8 @@ class ReadIssue(NamedTuple):
     severity: str = "error"  # "error" or "warning"
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.message}"
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.message}"
 
     def to_dict(self) -> dict[str, Any]:
         return {

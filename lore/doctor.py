@@ -1,0 +1,229 @@
+"""``lore doctor``: everything ``validate`` finds, plus the state around the data, and repair.
+
+Beyond validate: a stale or corrupt derived index, leftover temporary files, held locks
+and quarantine files. ``repair`` moves lines that cannot be read out of their log into
+``<log>.quarantine`` (with their origin), removes stale temporary files and rebuilds the
+derived index. It never deletes a record: a line that parses stays where it is.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lore.model import Log, kinds
+from lore.paths import COMPONENTS
+from lore.store import Store
+from lore.validate import Report, validate
+
+QUARANTINE_SUFFIX = ".quarantine"
+STALE_TEMP_SECONDS = 60.0  # an atomic write's temporary file lives milliseconds
+
+
+@dataclass
+class Finding:
+    """Something doctor found beside validate's issues."""
+
+    severity: str  # "error", "warning" or "info"
+    code: str  # stale-index, corrupt-index, temp-file, lock-held, quarantine-file
+    path: str
+    message: str
+    fixable: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "severity": self.severity,
+            "code": self.code,
+            "path": self.path,
+            "message": self.message,
+            "fixable": self.fixable,
+        }
+
+
+@dataclass
+class Diagnosis:
+    report: Report
+    findings: list[Finding] = field(default_factory=list)
+    repaired: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.report.ok and not any(f.severity == "error" for f in self.findings)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self.report.to_dict()
+        return {
+            "ok": self.ok,
+            "root": data["root"],
+            "errors": data["errors"] + sum(f.severity == "error" for f in self.findings),
+            "warnings": data["warnings"] + sum(f.severity == "warning" for f in self.findings),
+            "issues": data["issues"],
+            "findings": [f.to_dict() for f in self.findings],
+            "repaired": self.repaired,
+            "counts": data["counts"],
+        }
+
+
+def diagnose(store: Store) -> Diagnosis:
+    """Validate's report plus doctor's own findings; changes nothing."""
+    diagnosis = Diagnosis(validate(store))
+    diagnosis.findings.extend(_index_findings(store))
+    diagnosis.findings.extend(_file_findings(store))
+    return diagnosis
+
+
+def repair(store: Store) -> Diagnosis:
+    """Fix what can be fixed without a person, then diagnose again."""
+    before = diagnose(store)
+    repaired: list[dict[str, Any]] = []
+    for cls in kinds().values():
+        path = store.location(cls)
+        if not isinstance(cls.KIND.storage, Log) or not path.is_file():
+            continue
+        rel = path.relative_to(store.path).as_posix()
+        moved = quarantine_lines(path, rel)
+        if moved:
+            repaired.append(
+                {
+                    "action": "quarantined",
+                    "file": rel,
+                    "lines": moved,
+                    "to": rel + QUARANTINE_SUFFIX,
+                }
+            )
+    for finding in before.findings:
+        if finding.code == "temp-file" and finding.fixable:
+            try:
+                os.unlink(store.path / finding.path)
+            except OSError:
+                continue
+            repaired.append({"action": "removed", "file": finding.path, "lines": []})
+    from lore.index import rebuild
+
+    try:
+        rebuild(store)
+        repaired.append({"action": "rebuilt", "file": "index", "lines": []})
+    except OSError:
+        pass  # a read-only cache: lore still works, only slower
+    after = diagnose(store)
+    after.repaired = repaired
+    return after
+
+
+def quarantine_lines(path: Path, rel: str) -> list[int]:
+    """Move the lines of the log at ``path`` that are not records into its quarantine file.
+
+    Under the log's lock, so the lines are judged as they are (an append in progress
+    holds the same lock): the quarantine file gets one JSON line per moved line (its
+    origin, the reason, the text, the exact bytes), then the log is replaced atomically
+    by its other lines, byte for byte. Returns the line numbers moved.
+    """
+    from lore import clock
+    from lore.storage import jsonl
+    from lore.storage.atomic import atomic_write
+    from lore.storage.lock import locked
+
+    with locked(path):
+        raw = path.read_bytes()
+        _rows, issues = jsonl.parse(raw, rel)
+        lines = {i.line: (i.code, i.message) for i in issues}
+        parts = raw.split(b"\n")
+        if parts and parts[-1] == b"":
+            parts.pop()
+        moved = sorted(n for n in lines if 1 <= n <= len(parts))
+        if not moved:
+            return []
+        now = clock.now()
+        entries = [
+            {
+                "file": rel,
+                "line": n,
+                "code": lines[n][0],
+                "reason": lines[n][1],
+                "quarantined_at": now,
+                "text": parts[n - 1].decode("utf-8", "replace"),
+                "bytes_base64": base64.b64encode(parts[n - 1]).decode("ascii"),
+            }
+            for n in moved
+        ]
+        quarantine = path.with_name(path.name + QUARANTINE_SUFFIX)
+        jsonl.append(quarantine, entries)  # first: a crash now leaves a copy, never a loss
+        skip = set(moved)
+        kept = [line for n, line in enumerate(parts, 1) if n not in skip]
+        data = b"\n".join(kept) + (b"\n" if kept else b"")
+        atomic_write(path, data)
+    return moved
+
+
+def _index_findings(store: Store) -> list[Finding]:
+    from lore.index.persist import status
+
+    try:
+        state = status(store)
+    except Exception as exc:  # a broken derived file must never stop the diagnosis
+        return [Finding("warning", "corrupt-index", "index", f"cannot read: {exc}", True)]
+    if not state["exists"]:
+        return []
+    if not state["readable"]:
+        message = f"{state['path']}: unreadable or of another format; rebuilt on use"
+        return [Finding("warning", "corrupt-index", state["path"], message, True)]
+    if not state["fresh"]:
+        message = f"{state['path']}: older than the data files; refreshed on use"
+        return [Finding("info", "stale-index", state["path"], message, True)]
+    return []
+
+
+def _file_findings(store: Store) -> list[Finding]:
+    """Temporary, lock and quarantine files under the components' data directories."""
+    found: list[Finding] = []
+    now = time.time()
+    for component in COMPONENTS:
+        base = store.data_dir(component)
+        if not base.is_dir():
+            continue
+        for dirpath, _dirs, names in os.walk(base):
+            for name in sorted(names):
+                path = Path(dirpath) / name
+                rel = path.relative_to(store.path).as_posix()
+                if name.endswith(".tmp"):
+                    try:
+                        age = now - path.stat().st_mtime
+                    except OSError:
+                        continue
+                    stale = age >= STALE_TEMP_SECONDS
+                    what = "left by an interrupted write" if stale else "a write in progress?"
+                    found.append(Finding("warning", "temp-file", rel, what, stale))
+                elif name.endswith(".lock") and _held(path):
+                    # An unheld lock file is normal (flock dies with its process); a held
+                    # one names the process every writer of that file is waiting for.
+                    message = (
+                        "held by a running process: writers of this file wait for it "
+                        "(up to LORE_LOCK_TIMEOUT seconds)"
+                    )
+                    found.append(Finding("warning", "lock-held", rel, message))
+                elif name.endswith(QUARANTINE_SUFFIX):
+                    message = "lines moved aside by `lore doctor --repair`: read, fix, re-import"
+                    found.append(Finding("warning", "quarantine-file", rel, message))
+    return found
+
+
+def _held(path: Path) -> bool:
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)  # closing releases a lock just taken
+    return False
