@@ -40,6 +40,9 @@ _CONTROL = frozenset({"kind", "id", "timestamp", "tags", "project", "source", "s
 # After the prefix: letters, digits, '-' and '_' only, so a document id is a safe file name.
 _ID_TAIL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,79}")
 CHUNK = 2000  # lines per unit of work (and per progress callback)
+# Records per locked write. Between two writes an interrupted import stops cleanly, so a
+# signal costs at most this many records of waiting, never a half-written batch.
+WRITE_CHUNK = 2000
 PARALLEL_MIN_LINES = 20_000  # below this, forking workers costs more than it saves
 MAX_WORKERS = 4
 
@@ -79,6 +82,7 @@ def import_records(
     allow_secret: bool = False,
     dry_run: bool = False,
     progress: Progress | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> ImportResult:
     """Check every line, then store the good records in one write.
 
@@ -91,6 +95,11 @@ def import_records(
     anti-pattern whose normalized title equals an active stored one (or, for a
     line without an id, an earlier line's), counts as ``skipped_duplicate``
     (``force`` keeps title duplicates).
+
+    Records are written in batches of ``WRITE_CHUNK``, each one locked append per log.
+    ``stop`` is asked before each batch: once it returns True the import ends with
+    ``InterruptedByUser`` (exit 130) saying how many records were written; running the
+    same import again skips those (their ids are stored) and writes the rest.
     """
     rows = list(_numbered(lines_or_path))
     result = ImportResult(dry_run=dry_run)
@@ -136,16 +145,46 @@ def import_records(
     result.by_kind = {k: result.by_kind[k] for k in KINDS if k in result.by_kind}
     result.imported = len(records)
     if records and not dry_run:
-        if progress is not None:
-            progress("write", 0, len(records))
-        total_records = len(records)
-        report = progress
-        store.add(
-            records,
-            guard=lambda: existing.recheck(records),
-            progress=None if report is None else (lambda n: report("write", n, total_records)),
-        )
+        _write(store, records, existing, progress, stop)
     return result
+
+
+def _write(
+    store: Store,
+    records: list[Record],
+    existing: _Existing,
+    progress: Progress | None,
+    stop: Callable[[], bool] | None,
+) -> None:
+    """Store ``records`` batch by batch, stopping cleanly between batches when asked."""
+    from functools import partial
+
+    from lore.errors import InterruptedByUser
+
+    total = len(records)
+    if progress is not None:
+        progress("write", 0, total)
+    written = 0
+    for start in range(0, total, WRITE_CHUNK):
+        if stop is not None and stop():
+            raise InterruptedByUser(
+                f"import interrupted: wrote {written} of {total} records; run the same "
+                "import again to finish it (records already stored are skipped)",
+                written=written,
+                total=total,
+                ids=[r.id for r in records[:written]],
+            )
+        batch = records[start : start + WRITE_CHUNK]
+        store.add(
+            batch,
+            guard=partial(existing.recheck, batch),
+            progress=None if progress is None else partial(_report, progress, written, total),
+        )
+        written += len(batch)
+
+
+def _report(progress: Progress, before: int, total: int, done: int) -> None:
+    progress("write", before + done, total)
 
 
 # (kind, id, outcome): the Record, an error message, or None for an id already stored
@@ -485,6 +524,8 @@ class _Existing:
         self.store = store
         self._ids: dict[str, set[str]] = {}
         self._titles: dict[str, set[str]] = {}
+        self._offsets: dict[str, int] = {}  # log kind -> bytes already checked
+        self.written = 0  # records of this import stored so far
 
     def ids(self, kind: str) -> set[str]:
         found = self._ids.get(kind)
@@ -500,17 +541,50 @@ class _Existing:
         return found
 
     def recheck(self, records: list[Record]) -> None:
-        """Under the write locks: did another writer store one of these ids meanwhile?"""
+        """Under the write locks: did another writer store one of these ids meanwhile?
+
+        A log is read whole once, then only from where the previous check left it (the
+        import's own earlier batch and whatever others appended since), so checking
+        batch after batch stays linear in the size of the import.
+        """
         for kind in {r.kind for r in records} & self._ids.keys():
-            now = {r.id for r in self.store.records(kind, hidden=True)}
+            now = self._stored_ids(kind)
             if now != self._ids[kind]:
                 clash = sorted(r.id for r in records if r.kind == kind and r.id in now)
                 if clash:
+                    done = (
+                        "nothing was imported"
+                        if not self.written
+                        else (f"the {self.written} records before it are stored")
+                    )
                     raise DataError(
-                        f"another writer stored {clash[0]} while this import ran; "
-                        "nothing was imported; run it again (stored ids are skipped)",
+                        f"another writer stored {clash[0]} while this import ran; {done}; "
+                        "run it again (stored ids are skipped)",
                         id=clash[0],
                     )
+        self.written += len(records)
+        for record in records:  # about to be written: known from now on
+            self._ids.setdefault(record.kind, set()).add(record.id)
+
+    def _stored_ids(self, kind: str) -> set[str]:
+        from lore.model import Log
+        from lore.storage import jsonl
+
+        cls = kind_class(kind)
+        path = self.store.location(cls)
+        offset = self._offsets.get(kind)
+        if not isinstance(cls.KIND.storage, Log) or offset is None or not path.is_file():
+            ids = {r.id for r in self.store.records(kind, hidden=True)}
+            if isinstance(cls.KIND.storage, Log) and path.is_file():
+                self._offsets[kind] = path.stat().st_size
+            return ids
+        with open(path, "rb") as handle:
+            handle.seek(offset)
+            tail = handle.read()
+        self._offsets[kind] = offset + len(tail)
+        rows, _ = jsonl.parse(tail, str(path))
+        fresh = {obj["id"] for _, obj in rows if isinstance(obj.get("id"), str)}
+        return self._ids[kind] | fresh
 
 
 # --- export ------------------------------------------------------------------------------

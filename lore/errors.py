@@ -72,6 +72,13 @@ class DuplicateError(LoreError):
     code = "duplicate"
 
 
+class InterruptedByUser(LoreError):
+    """A signal (SIGINT, SIGTERM) stopped a long command cleanly; details say how far it got."""
+
+    exit_code = EXIT_INTERRUPTED
+    code = "interrupted"
+
+
 class SecretError(LoreError):
     """The text holds something that looks like a credential."""
 

@@ -7,7 +7,8 @@ terminal, a progress bar on stderr.
 from __future__ import annotations
 
 import sys
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -166,7 +167,7 @@ def import_cmd(
     show_bar = not as_json and _is_terminal(sys.stderr)
     bar: AbstractContextManager[Any] = _Bar() if show_bar else nullcontext()
     try:
-        with bar as progress:
+        with bar as progress, _signals_stop() as stop:
             result = import_records(
                 app.store,
                 source,
@@ -175,6 +176,7 @@ def import_cmd(
                 allow_secret=allow_secret,
                 dry_run=dry_run,
                 progress=progress,
+                stop=stop,
             )
     except InvalidInputError as exc:
         _report_invalid(exc.details.get("invalid") or [])
@@ -186,6 +188,30 @@ def import_cmd(
         emit_json(result.to_dict())
     else:
         echo(summary(result))
+
+
+@contextmanager
+def _signals_stop() -> Iterator[Callable[[], bool]]:
+    """While importing, SIGINT and SIGTERM ask the import to stop after its current batch
+    (it then reports how far it got and exits 130) instead of killing it mid-batch."""
+    import signal
+
+    asked: list[int] = []
+
+    def handler(signum: int, _frame: Any) -> None:
+        asked.append(signum)
+
+    previous: dict[int, Any] = {}
+    try:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous[signum] = signal.signal(signum, handler)
+    except ValueError:  # not the main thread (an embedding caller): no handlers
+        pass
+    try:
+        yield lambda: bool(asked)
+    finally:
+        for number, old in previous.items():
+            signal.signal(number, old)
 
 
 def _write_stdout(chunks: list[bytes]) -> None:

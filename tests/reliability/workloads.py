@@ -1,0 +1,229 @@
+"""Fault workloads shared by the quick tests (tests/reliability) and the stress runs
+(tests/stress, LORE_STRESS=1): concurrent writers, writers killed at random, interrupted
+imports, a full disk. Each returns plain numbers for the report (docs/reliability.md)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import multiprocessing
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+FORK = multiprocessing.get_context("fork")
+PYTHON = sys.executable
+
+
+def stored_ids(root: Path) -> list[str]:
+    """Every record id in the root, as `lore export` and the sessions list see them."""
+    from lore.store import Store
+
+    store = Store(root)
+    return [r.id for r in store.all_records(hidden=True)]
+
+
+def validate(root: Path) -> dict[str, Any]:
+    from lore.store import Store
+    from lore.validate import validate as check
+
+    return check(Store(root)).to_dict()
+
+
+# --- concurrency ------------------------------------------------------------------------------
+
+
+def _commands(worker: int, i: int) -> list[str]:
+    tag = os.urandom(6).hex()
+    return [
+        ["observe", f"w{worker} note {i} {tag}"],
+        ["remember", f"Adopt {tag} for w{worker} step {i}", "--force"],
+        ["fail", "Timeout", f"w{worker} timeout {i} {tag}"],
+        ["learn", f"Pattern {tag} w{worker} {i}", "--force"],
+        ["capture", "--evidence", f"w{worker} measured {i} {tag}"],
+    ][i % 5]
+
+
+def _capture_worker(barrier: Any, worker: int, root: str, count: int, every: int, out: str) -> None:
+    os.environ["LORE_DATA_DIR"] = root
+    from click.testing import CliRunner
+
+    from lore.cli import cli
+
+    runner = CliRunner()
+    acks: list[dict[str, Any]] = []
+    failures: list[str] = []
+    barrier.wait(30)
+    for i in range(count):
+        env = None
+        args = _commands(worker, i)
+        if every and i % every == every - 1:
+            args = ["handoff", f"w{worker} handoff {i}"]
+            env = {"LORE_SESSION_ID": f"session-w{worker}h{i}"}
+        result = runner.invoke(cli, [*args, "--json"], env=env)
+        if result.exit_code != 0:
+            failures.append(f"{args}: {result.exit_code} {result.output}")
+            continue
+        reply = json.loads(result.stdout)
+        acks.append({"id": reply["id"], "type": reply["type"]})
+    Path(out).write_text(json.dumps({"acks": acks, "failures": failures}))
+
+
+def concurrent_captures(root: Path, workers: int, per_worker: int, every: int) -> dict[str, Any]:
+    """``workers`` processes each run ``per_worker`` CLI writes of mixed kinds (every
+    ``every``-th one a handoff) at once; returns what was acknowledged and found."""
+    barrier = FORK.Barrier(workers)
+    outs = [root.parent / f"acks-{w}.json" for w in range(workers)]
+    procs = [
+        FORK.Process(
+            target=_capture_worker, args=(barrier, w, str(root), per_worker, every, str(outs[w]))
+        )
+        for w in range(workers)
+    ]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(1800)
+    acks: list[dict[str, Any]] = []
+    failures: list[str] = []
+    for out in outs:
+        data = json.loads(out.read_text())
+        acks.extend(data["acks"])
+        failures.extend(data["failures"])
+    found = stored_ids(root)
+    acked = [a["id"] for a in acks]
+    return {
+        "exit_codes": [p.exitcode for p in procs],
+        "written": len(acked),
+        "failures": failures,
+        "found": len(set(acked) & set(found)),
+        "lost": len(set(acked) - set(found)),
+        "unique_ids": len(set(found)) == len(found),
+        "acked_unique": len(set(acked)) == len(acked),
+        "validate": validate(root),
+    }
+
+
+# --- crash safety -----------------------------------------------------------------------------
+
+_WRITER = """
+import os, sys
+from lore.capture import capture
+from lore.store import Store
+store = Store(sys.argv[1])
+kinds = ["observation", "decision", "failure", "pattern", "evidence"]
+i = 0
+while True:
+    tag = os.urandom(6).hex()
+    kind = kinds[i % len(kinds)]
+    fields = {"error_type": "Timeout"} if kind == "failure" else {}
+    result = capture(store, f"crash {kind} {i} {tag} " + "x" * (i % 7 * 300), kind=kind,
+                     fields=fields, force=True)
+    sys.stdout.write(result.record.id + "\\n")
+    sys.stdout.flush()
+    i += 1
+"""
+
+
+def killed_writers(root: Path, kills: int, seed: int = 0) -> dict[str, Any]:
+    """Start a writer, SIGKILL it at a random moment once it writes; ``kills`` times."""
+    rng = random.Random(seed)
+    acked: list[str] = []
+    for _ in range(kills):
+        proc = subprocess.Popen(
+            [PYTHON, "-c", _WRITER, str(root)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        assert proc.stdout is not None
+        first = proc.stdout.readline()  # it is writing now
+        time.sleep(rng.uniform(0.0, 0.15))
+        proc.send_signal(signal.SIGKILL)
+        rest = proc.stdout.read()
+        proc.stdout.close()
+        proc.wait()
+        acked.extend(
+            x.decode() for x in [first, *rest.splitlines(keepends=True)] if x.endswith(b"\n")
+        )
+    acked = [a.strip() for a in acked if a.strip()]
+    before = validate(root)
+    found = set(stored_ids(root))
+    return {
+        "kills": kills,
+        "written": len(acked),
+        "found": len(set(acked) & found),
+        "lost": len(set(acked) - found),
+        "validate_before_repair": before,
+    }
+
+
+# --- interrupted import -----------------------------------------------------------------------
+
+
+def export_file(path: Path, count: int) -> list[dict[str, Any]]:
+    """A JSONL export of ``count`` records with ids: observations, failures, patterns."""
+    lines = []
+    for i in range(count):
+        kind = ("observation", "failure", "pattern")[i % 3]
+        obj: dict[str, Any] = {"kind": kind, "timestamp": "2026-01-01T00:00:00Z"}
+        if kind == "observation":
+            obj.update(id=f"obs-imp{i:08d}", content=f"imported note {i}")
+        elif kind == "failure":
+            obj.update(id=f"fail-imp{i:08d}", error_type="Timeout", error_message=f"t {i}")
+        else:
+            obj.update(id=f"pat-imp{i:08d}", name=f"Imported pattern number {i}")
+        lines.append(obj)
+    path.write_text("".join(json.dumps(o) + "\n" for o in lines))
+    return lines
+
+
+def start_import(root: Path, file: Path, chunk: int) -> subprocess.Popen[bytes]:
+    code = (
+        f"import lore.bulk as b; b.WRITE_CHUNK = {chunk}\n"
+        f"from lore.cli import main; main(['--data-dir', {str(root)!r}, 'import', {str(file)!r}])"
+    )
+    return subprocess.Popen([PYTHON, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def wait_for_writes(root: Path, proc: subprocess.Popen[bytes], timeout: float = 60) -> bool:
+    """True once the import has stored something (its write phase has begun)."""
+    log = root / "inbox" / "data" / "observations.jsonl"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        with contextlib.suppress(OSError):
+            if log.stat().st_size > 0:
+                return True
+        time.sleep(0.002)
+    return False
+
+
+# --- full disk --------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def small_filesystem(path: Path, size: str = "256k") -> Iterator[Path | None]:
+    """A tmpfs of ``size`` mounted at ``path`` (None when this process may not mount)."""
+    path.mkdir(parents=True, exist_ok=True)
+    try:
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        yield None
+        return
+    if done.returncode != 0:
+        yield None
+        return
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], capture_output=True, check=False)
