@@ -51,7 +51,7 @@ Progress = Callable[[str, int, int], None]  # (phase "check" | "write", done, to
 
 @dataclass
 class ImportResult:
-    """What an import did (or, with ``dry_run``, would do); field order is the JSON's."""
+    """What an import did (or, with ``dry_run``, would do); see ``to_dict`` for the JSON."""
 
     imported: int = 0
     by_kind: dict[str, int] = field(default_factory=dict)
@@ -62,8 +62,10 @@ class ImportResult:
     dry_run: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``--json`` document: ok, imported, by_kind, skipped_*, invalid, ids, dry_run."""
-        return {"ok": True, **dataclasses.asdict(self)}
+        """The ``--json`` document, keys in the contract's order: ok, dry_run, imported,
+        by_kind, skipped_existing, skipped_duplicate, invalid, ids."""
+        data = dataclasses.asdict(self)
+        return {"ok": True, "dry_run": data.pop("dry_run"), **data}
 
 
 class _LineError(Exception):

@@ -90,12 +90,27 @@ class _OutOfTime(BaseException):
     pass
 
 
+HOOK_EVENTS = ("session-start", "pre-compact", "session-end")
+
+
 @hooks_cmd.command(name="run")
-@click.argument("event", type=click.Choice(["session-start", "pre-compact", "session-end"]))
+@click.argument("event", metavar="session-start|pre-compact|session-end")
 @click.pass_context
 def hooks_run_cmd(ctx: click.Context, event: str) -> None:
-    """Run one hook (called by Claude Code with the hook's JSON on stdin). Always exits 0."""
+    """Run one hook (called by Claude Code with the hook's JSON on stdin). Always exits 0.
+
+    Hooks fail open: an unknown EVENT, like any failure, does nothing and exits 0
+    (with LORE_DEBUG set, the reason is printed on stderr).
+    """
     import signal
+
+    if event not in HOOK_EVENTS:
+        if os.environ.get("LORE_DEBUG"):
+            click.echo(
+                f"lore hook {event}: unknown event (expected one of {', '.join(HOOK_EVENTS)})",
+                err=True,
+            )
+        ctx.exit(0)
 
     def out_of_time(_signum: int, _frame: Any) -> None:
         raise _OutOfTime
