@@ -10,6 +10,7 @@ Documents are replaced atomically under a sidecar lock.
 from __future__ import annotations
 
 import os
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from contextlib import ExitStack
@@ -116,10 +117,13 @@ class Store:
     def get(self, record_id: str) -> Record:
         cls = class_for_id(record_id)
         if cls is not None and isinstance(cls.KIND.storage, Dir):
-            # A document is found by its file name, without parsing its whole directory.
-            found = self._read_one(cls, record_id)
-            if found is not None:
-                return found
+            if not _SAFE_NAME.fullmatch(record_id):
+                cls = None  # never a file name; it may still be a project's name
+            else:
+                # A document is found by its file name, without parsing its directory.
+                found = self._read_one(cls, record_id)
+                if found is not None:
+                    return found
         # Projects are keyed by free-form names, so "pat-tools" may be a project.
         project = kind_class("project")
         candidates = [cls, project] if cls and cls is not project else [project]
@@ -353,9 +357,15 @@ class Store:
         return record if record.id == record_id else None
 
     def _document(self, cls: type[Record], record_id: str) -> Path:
-        """The file of a one-document-per-record kind (for other kinds, their file)."""
+        """The file of a one-document-per-record kind (for other kinds, their file).
+
+        An id that could leave the directory (``../x``, ``a/b``, a NUL byte) names no
+        document: it never becomes a path.
+        """
         storage = cls.KIND.storage
         if isinstance(storage, Dir):
+            if not _SAFE_NAME.fullmatch(record_id):
+                raise NotFoundError(f"no record with id {record_id!r}", id=record_id)
             return self.location(cls) / f"{record_id}{storage.suffix}"
         return self.location(cls)
 
@@ -434,6 +444,10 @@ class Store:
             for field, value in changes.items():
                 entries[name][field] = value
         atomic_write(path, yamlio.dumps(doc))
+
+
+# A document's id is its file name: letters, digits, "_", "-" and inner dots only.
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,200}(?<!\.)")
 
 
 # --- helpers shared with validate/import -----------------------------------------------

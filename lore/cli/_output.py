@@ -120,12 +120,23 @@ def read_text(text: str | None, *, what: str = "text") -> str:
         return text
     stdin = sys.stdin  # not click.get_text_stream: deprecated in click 8.5
     if text == "-":
-        return stdin.read()
+        return _read_all(stdin, what)
     if stdin.isatty():
         raise UsageError(f"no {what} given: pass it as an argument or pipe it on stdin")
     if not _stdin_ready(_stdin_wait()):
         raise UsageError(f"no {what} given: stdin is open but nothing arrived")
-    return stdin.read()
+    return _read_all(stdin, what)
+
+
+def _read_all(stdin: Any, what: str) -> str:
+    """All of stdin as UTF-8, byte-exact: no newline translation ("\r" stays "\r")."""
+    buffer = getattr(stdin, "buffer", None)
+    if buffer is None:
+        return str(stdin.read())
+    try:
+        return bytes(buffer.read()).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"the {what} on stdin is not UTF-8 text (byte {exc.start})") from None
 
 
 def _stdin_wait() -> float:

@@ -59,7 +59,7 @@ def loads(text: str, name: str) -> Any:
         )
         raise DataError(f"{name}:{line}: git conflict marker", file=name, line=line)
     try:
-        return _yaml().load(text)
+        tree = _yaml().load(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 0
@@ -67,6 +67,46 @@ def loads(text: str, name: str) -> Any:
         raise DataError(f"{name}:{line}: invalid YAML: {problem}", file=name, line=line) from None
     except YAMLError as exc:
         raise DataError(f"{name}: invalid YAML: {exc}", file=name) from None
+    if "*" in text and _expanded_size(tree) > MAX_VALUES:
+        raise DataError(
+            f"{name}: aliases expand this document beyond {MAX_VALUES:,} values "
+            "(a 'billion laughs' document?); not read",
+            file=name,
+        )
+    return tree
+
+
+MAX_VALUES = 1_000_000  # values a document may expand to through aliases
+
+
+def _expanded_size(tree: Any) -> int:
+    """How many values ``tree`` holds once every alias is expanded (computed without
+    expanding: each shared container is measured once). A recursive alias counts as
+    too many."""
+    sizes: dict[int, int] = {}
+    busy: set[int] = set()
+
+    def size(node: Any) -> int:
+        if not isinstance(node, (dict, list)):
+            return 1
+        key = id(node)
+        known = sizes.get(key)
+        if known is not None:
+            return known
+        if key in busy:
+            return MAX_VALUES + 1  # a container that holds itself
+        busy.add(key)
+        items = node.values() if isinstance(node, dict) else node
+        total = 1
+        for item in items:
+            total += size(item)
+            if total > MAX_VALUES:
+                break
+        busy.discard(key)
+        sizes[key] = total
+        return total
+
+    return size(tree)
 
 
 def load(path: Path) -> Any:
@@ -108,4 +148,6 @@ def to_plain(value: Any) -> Any:
         return bool(value) if type(value).__name__ == "ScalarBoolean" else int(value)
     if isinstance(value, float):
         return float(value)
-    return value
+    # A tagged value (`!!python/object:...`, `!vault ...`) is never constructed: its
+    # text is kept as plain text.
+    return str(getattr(value, "value", value))
