@@ -80,6 +80,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "doctor:doctor_cmd",
         "Check the data root and its surroundings; exit 4 if an error remains.",
     ),
+    "sync": (
+        "sync:sync_cmd",
+        "Commit the data root's changes, pull the remote's and push; report what moved.",
+    ),
     "scan": (
         "scan:scan_cmd",
         "Find credentials already stored in the data root; exit 7 if any is found.",
