@@ -6,7 +6,6 @@ data; they never print. ``import lore`` re-exports them lazily.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -159,14 +158,14 @@ def _init_git(root: Path, created: list[str]) -> dict[str, Any]:
 
     is_repo = (root / ".git").exists()
     if not is_repo:
+        from lore.gitrun import GitError, run
+
         try:
-            subprocess.run(
-                ["git", "init", "-q", str(root)], check=True, capture_output=True, text=True
-            )
-        except FileNotFoundError:
-            raise LoreError("git is not installed; cannot run `lore init --git`") from None
-        except subprocess.CalledProcessError as exc:
-            raise LoreError(f"git init failed: {exc.stderr.strip()}") from None
+            run(root, "init", "-q")
+        except GitError as exc:
+            if "not installed" in exc.message:
+                raise LoreError("git is not installed; cannot run `lore init --git`") from None
+            raise LoreError(exc.message) from None  # "git init failed: <git's reason>"
     changed = []
     for name, lines in ((".gitattributes", GITATTRIBUTES_LINES), (".gitignore", GITIGNORE_LINES)):
         if _ensure_lines(root / name, lines):

@@ -39,8 +39,8 @@ def doctor_cmd(app: App, repair: bool, as_json: bool) -> None:
     "findings": [{"severity", "code", "path", "message", "fixable"}],
     "repaired": [{"action", "file", "lines", ...}], "counts"}.
     """
-    from lore.doctor import diagnose
-    from lore.doctor import repair as fix
+    from lore.upkeep.doctor import diagnose
+    from lore.upkeep.doctor import repair as fix
 
     result = fix(app.store) if repair else diagnose(app.store)
     if as_json:

@@ -36,7 +36,7 @@ def scan_cmd(ctx: click.Context, app: App, redact: bool, as_json: bool) -> None:
       lore scan
       lore scan --redact && git -C "$(lore paths --json | jq -r .root)" commit -am redact
     """
-    from lore.scan import PURGE_HINT, scan
+    from lore.upkeep.scan import PURGE_HINT, scan
 
     result = scan(app.store, redact=redact)
     if as_json:

@@ -37,7 +37,7 @@ def sync_cmd(app: App, strategy: str | None, no_push: bool, as_json: bool) -> No
       lore sync
       lore sync --strategy merge --json
     """
-    from lore.sync import sync
+    from lore.upkeep.sync import sync
 
     result = sync(app.store, strategy=strategy, push=not no_push)
     if as_json:

@@ -9,7 +9,7 @@ from typing import Any
 
 from click.testing import Result
 
-from lore.scan import mask
+from lore.upkeep.scan import mask
 
 Run = Callable[..., Result]
 
