@@ -27,6 +27,7 @@ def test_concurrent_mixed_captures_and_handoffs(data_dir: Path) -> None:
     assert result["lost"] == 0
     assert result["found"] == 60
     assert result["unique_ids"] and result["acked_unique"]
+    assert result["pattern_validations"] == {"expected": 8, "stored": 8}
     assert result["validate"]["issues"] == []
 
 

@@ -43,7 +43,7 @@ def _commands(worker: int, i: int) -> list[str]:
     tag = os.urandom(6).hex()
     return [
         ["observe", f"w{worker} note {i} {tag}"],
-        ["remember", f"Adopt {tag} for w{worker} step {i}", "--force"],
+        ["remember", f"Adopt {tag} for w{worker} step {i}", "--force", "-t", "shared"],
         ["fail", "Timeout", f"w{worker} timeout {i} {tag}"],
         ["learn", f"Pattern {tag} w{worker} {i}", "--force"],
         ["capture", "--evidence", f"w{worker} measured {i} {tag}"],
@@ -59,6 +59,7 @@ def _capture_worker(barrier: Any, worker: int, root: str, count: int, every: int
     runner = CliRunner()
     acks: list[dict[str, Any]] = []
     failures: list[str] = []
+    resolved = 0
     barrier.wait(30)
     for i in range(count):
         env = None
@@ -72,12 +73,27 @@ def _capture_worker(barrier: Any, worker: int, root: str, count: int, every: int
             continue
         reply = json.loads(result.stdout)
         acks.append({"id": reply["id"], "type": reply["type"]})
-    Path(out).write_text(json.dumps({"acks": acks, "failures": failures}))
+        if reply["type"] == "decision" and i % 10 == 1:
+            # a pattern validation: every successful review raises the shared pattern
+            done = runner.invoke(
+                cli, ["review", "--resolve", reply["id"], "--outcome", "successful", "--json"]
+            )
+            if done.exit_code == 0:
+                resolved += 1
+            else:
+                failures.append(f"review {reply['id']}: {done.exit_code} {done.output}")
+    Path(out).write_text(json.dumps({"acks": acks, "failures": failures, "resolved": resolved}))
 
 
 def concurrent_captures(root: Path, workers: int, per_worker: int, every: int) -> dict[str, Any]:
     """``workers`` processes each run ``per_worker`` CLI writes of mixed kinds (every
     ``every``-th one a handoff) at once; returns what was acknowledged and found."""
+    from lore.capture import capture
+    from lore.store import Store
+
+    shared = capture(
+        Store(root), "Shared pattern", kind="pattern", tags=["shared"], force=True
+    ).record.id
     barrier = FORK.Barrier(workers)
     outs = [root.parent / f"acks-{w}.json" for w in range(workers)]
     procs = [
@@ -92,14 +108,18 @@ def concurrent_captures(root: Path, workers: int, per_worker: int, every: int) -
         proc.join(1800)
     acks: list[dict[str, Any]] = []
     failures: list[str] = []
+    resolved = 0
     for out in outs:
         data = json.loads(out.read_text())
         acks.extend(data["acks"])
         failures.extend(data["failures"])
+        resolved += data["resolved"]
+    validations = Store(root).get(shared).validations  # type: ignore[attr-defined]
     found = stored_ids(root)
     acked = [a["id"] for a in acks]
     return {
         "exit_codes": [p.exitcode for p in procs],
+        "pattern_validations": {"expected": resolved, "stored": validations},
         "written": len(acked),
         "failures": failures,
         "found": len(set(acked) & set(found)),

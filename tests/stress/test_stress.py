@@ -42,6 +42,9 @@ def test_8_processes_x_500_mixed_captures_and_handoffs(data_dir: Path) -> None:
     assert result["written"] == 4000
     assert result["lost"] == 0
     assert result["unique_ids"] and result["acked_unique"]
+    expected = result["pattern_validations"]["expected"]
+    assert result["pattern_validations"] == {"expected": expected, "stored": expected}
+    assert expected == 8 * 50
     assert result["validate"]["issues"] == []
 
 
