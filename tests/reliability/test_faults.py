@@ -48,9 +48,14 @@ def test_interrupted_import_leaves_a_prefix_and_a_rerun_completes_it(
     source = tmp_path / "export.jsonl"
     lines = workloads.export_file(source, 600)
     proc = workloads.start_import(data_dir, source, chunk=5)
-    assert workloads.wait_for_writes(data_dir, proc), proc.communicate()
-    proc.send_signal(how)
-    _out, err = proc.communicate(timeout=60)
+    try:
+        assert workloads.wait_for_writes(data_dir, proc), proc.communicate()
+        proc.send_signal(how)
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     stored = workloads.stored_ids(data_dir)
     file_ids = [o["id"] for o in lines]
     assert set(stored) <= set(file_ids)

@@ -66,9 +66,14 @@ def test_interrupted_import_of_30000_records(
     source = tmp_path / "export.jsonl"
     lines = workloads.export_file(source, 30000)
     proc = workloads.start_import(data_dir, source, chunk=200)
-    assert workloads.wait_for_writes(data_dir, proc, timeout=300)
-    proc.send_signal(how)
-    _out, err = proc.communicate(timeout=300)
+    try:
+        assert workloads.wait_for_writes(data_dir, proc, timeout=300)
+        proc.send_signal(how)
+        _out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     first = len(workloads.stored_ids(data_dir))
     again = run("import", str(source), "--json")
     reply = json.loads(again.stdout)
