@@ -261,6 +261,9 @@ def _worker_init() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    # The parent's SIGTERM handler (an import stops between batches) must not survive
+    # the fork: Pool.terminate() ends its workers with SIGTERM and waits for them.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _check_chunk(chunk: list[tuple[int, Any]]) -> list[Checked]:

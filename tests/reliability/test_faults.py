@@ -158,3 +158,22 @@ def test_lore_validate_after_a_subprocess_capture_on_a_full_disk(tmp_path: Path)
             [lore, "--data-dir", env_root, "validate"], capture_output=True, text=True, check=False
         )
         assert check.returncode == 0, check.stdout
+
+
+def test_a_parallel_import_under_the_stop_handlers_ends(data_dir: Path, tmp_path: Path) -> None:
+    """The import's SIGTERM handler must not reach its forked check workers: the pool
+    ends them with SIGTERM when checking is done, and would wait for them forever."""
+    source = tmp_path / "export.jsonl"
+    workloads.export_file(source, 400)
+    code = (
+        "import lore.bulk as b; b.PARALLEL_MIN_LINES = 10; b.CHUNK = 20\n"
+        "import os; b.os.sched_getaffinity = lambda pid: {0, 1, 2, 3}\n"
+        f"from lore.cli import main; main(['--data-dir', {str(data_dir)!r}, 'import', "
+        f"{str(source)!r}])"
+    )
+    for _ in range(3):
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, timeout=60, check=False
+        )
+        assert done.returncode == 0, done.stderr
+    assert len(workloads.stored_ids(data_dir)) == 400
