@@ -21,8 +21,9 @@ from lore.graph import rules
 from lore.paths import DataRoot
 from lore.store import Store
 
-SNAPSHOT_SCHEMA = 1
+SNAPSHOT_SCHEMA = 2
 MAGIC = b"LOREGRAPH\x00"
+SAVE_AFTER = 500  # records changed since the stored snapshot before it is rewritten
 OWN_KINDS = ("edge", "project")  # kinds the index does not hold: fingerprinted here
 Progress = Callable[[int, int], None]
 
@@ -72,6 +73,8 @@ class Snapshot:
         self.kind_owners: dict[str, set[str]] = {k: set() for k in OWN_KINDS}
         self.mark: dict[str, Any] = {}
         self.changed = False
+        self.applied = 0  # records put or removed since the stored snapshot
+        self.full = False  # rebuilt from every record in this refresh
 
     # -- assembling ------------------------------------------------------------------
 
@@ -131,6 +134,7 @@ class Snapshot:
             self.kind_owners[kind].add(owner)
         self._touch(touched)
         self.changed = True
+        self.applied += 1
 
     def remove(self, owner: str) -> None:
         """Take one record's part out of the graph (edges others assert stay waiting)."""
@@ -190,6 +194,7 @@ class Snapshot:
         from lore.index import open_index
 
         self.changed = False
+        self.full = False
         index = open_index(store)
         mark = self.mark
         n = len(index.kinds)
@@ -232,6 +237,7 @@ class Snapshot:
 
     def _load_all(self, store: Store, index: Any, progress: Progress | None) -> None:
         """Everything the index holds, from its documents and log lines."""
+        self.full = True
         for owner in [o for o in self.owned if not any(o in s for s in self.kind_owners.values())]:
             self.remove(owner)
         from lore.model import kind_class
@@ -270,8 +276,10 @@ def index_kinds() -> tuple[str, ...]:
 def load(root: DataRoot) -> Snapshot | None:
     """The stored snapshot, or None when missing, unreadable, of another format or root."""
     header = _header()
+    from lore.storage.jsonl import gc_paused
+
     try:
-        with open(snapshot_path(root), "rb") as handle:
+        with open(snapshot_path(root), "rb") as handle, gc_paused():
             if handle.read(len(header)) != header:
                 return None
             snapshot = pickle.load(handle)
@@ -286,6 +294,7 @@ def save(snapshot: Snapshot, root: DataRoot) -> bool:
     """Write the snapshot atomically; best effort (a read-only cache only costs speed)."""
     from lore.storage.atomic import atomic_write
 
+    snapshot.changed, snapshot.applied, snapshot.full = False, 0, False
     try:
         atomic_write(
             snapshot_path(root),
@@ -293,16 +302,20 @@ def save(snapshot: Snapshot, root: DataRoot) -> bool:
         )
     except OSError:
         return False
-    snapshot.changed = False
     return True
 
 
 def open_graph(store: Store, progress: Progress | None = None) -> Snapshot:
-    """The snapshot, brought up to date with the files (and saved if that changed it)."""
+    """The snapshot, brought up to date with the files.
+
+    A few changed records are applied in memory only: rewriting a 100,000-record
+    snapshot costs more than replaying them from the index next time. It is saved
+    after a full build, or once ``SAVE_AFTER`` records have changed since it was.
+    """
     snapshot = load(store.root)
     if snapshot is None:
         snapshot = Snapshot(str(store.path))
-    if snapshot.refresh(store, progress):
+    if snapshot.refresh(store, progress) and (snapshot.full or snapshot.applied >= SAVE_AFTER):
         save(snapshot, store.root)
     return snapshot
 
