@@ -195,12 +195,15 @@ def propose(store: Store, *, min_size: int = 2, limit: int = 20) -> dict[str, An
                 join(by_entity[entity], i)
             else:
                 by_entity[entity] = i
-    if len(pool) > 1:
-        matrix = process.cdist(texts, texts, scorer=fuzz.token_set_ratio, score_cutoff=SIMILARITY)
-        for i in range(len(pool)):
-            for j in range(i + 1, len(pool)):
-                if matrix[i][j] and texts[i] and texts[j]:
-                    join(i, j)
+    for i, text in enumerate(texts):
+        if not text:
+            continue
+        near = process.extract(
+            text, texts, scorer=fuzz.token_set_ratio, score_cutoff=SIMILARITY, limit=None
+        )
+        for _, _, j in near:
+            if j > i and texts[j]:
+                join(i, j)
     groups: dict[int, list[int]] = {}
     for i in range(len(pool)):
         groups.setdefault(root(i), []).append(i)

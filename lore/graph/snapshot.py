@@ -76,6 +76,10 @@ class Snapshot:
         self.applied = 0  # records put or removed since the stored snapshot
         self.full = False  # rebuilt from every record in this refresh
 
+    def __getstate__(self) -> dict[str, Any]:
+        # What one command did to the snapshot is not part of the stored snapshot.
+        return {**self.__dict__, "changed": False, "applied": 0, "full": False}
+
     # -- assembling ------------------------------------------------------------------
 
     def resolve(self, end: str) -> str | None:
@@ -294,7 +298,6 @@ def save(snapshot: Snapshot, root: DataRoot) -> bool:
     """Write the snapshot atomically; best effort (a read-only cache only costs speed)."""
     from lore.storage.atomic import atomic_write
 
-    snapshot.changed, snapshot.applied, snapshot.full = False, 0, False
     try:
         atomic_write(
             snapshot_path(root),
@@ -302,6 +305,7 @@ def save(snapshot: Snapshot, root: DataRoot) -> bool:
         )
     except OSError:
         return False
+    snapshot.changed, snapshot.applied = False, 0
     return True
 
 
