@@ -56,7 +56,7 @@ def _edges(snapshot: Snapshot, key: str, direction: str, relation: str | None) -
 
 def show(snapshot: Snapshot, store: Store, text: str) -> dict[str, Any]:
     key = node_key(snapshot, text)
-    record = store.find(key) if key in snapshot.record_keys else None
+    record = snapshot.fetch(store, key) if key in snapshot.record_keys else None
     return {
         "node": node_dict(snapshot, key),
         "record": record.to_dict() if record is not None else None,

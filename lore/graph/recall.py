@@ -37,10 +37,12 @@ def _walk(snapshot: Snapshot, seeds: list[str], hops: int) -> dict[str, tuple[in
     return seen
 
 
-def _record_hit(store: Store, key: str, score: float, parts: dict[str, float]) -> Any:
+def _record_hit(
+    snapshot: Snapshot, store: Store, key: str, score: float, parts: dict[str, float]
+) -> Any:
     from lore.recall import Hit
 
-    record = store.find(key)
+    record = snapshot.fetch(store, key)
     return None if record is None else Hit(record, score, parts)
 
 
@@ -61,7 +63,9 @@ def expand(
             if key in have or key not in snapshot.record_keys or key.startswith("project:"):
                 continue
             score = hit.score * DECAY**distance
-            found = _record_hit(store, key, score, {"graph": score, "distance": float(distance)})
+            found = _record_hit(
+                snapshot, store, key, score, {"graph": score, "distance": float(distance)}
+            )
             if found is None or (found.record.hidden and not show_hidden):
                 continue
             have.add(key)
@@ -99,7 +103,7 @@ def _deep(
             break
         text = by_id.get(key)
         parts = {"pagerank": ranks[key], "text": text.score if text is not None else 0.0}
-        found = text if text is not None else _record_hit(store, key, ranks[key], parts)
+        found = text if text is not None else _record_hit(snapshot, store, key, ranks[key], parts)
         if found is None or (found.record.hidden and not show_hidden):
             continue
         if wanted and found.record.kind not in _kinds(wanted):

@@ -186,10 +186,6 @@ def project(
     attrs: dict[str, Any] = {"type": kind, "label": label_of(kind, data, title_field)}
     if isinstance(status, str):
         attrs["status"] = status
-    if isinstance(data.get("timestamp"), str):
-        attrs["timestamp"] = data["timestamp"]
-    if isinstance(data.get("project"), str) and data["project"]:
-        attrs["project"] = data["project"]
     synth: list[tuple[str, dict[str, Any]]] = []
     edges: list[Edge] = []
 

@@ -21,7 +21,7 @@ from lore.graph import rules
 from lore.paths import DataRoot
 from lore.store import Store
 
-SNAPSHOT_SCHEMA = 2
+SNAPSHOT_SCHEMA = 3
 MAGIC = b"LOREGRAPH\x00"
 SAVE_AFTER = 500  # records changed since the stored snapshot before it is rewritten
 OWN_KINDS = ("edge", "project")  # kinds the index does not hold: fingerprinted here
@@ -78,7 +78,18 @@ class Snapshot:
 
     def __getstate__(self) -> dict[str, Any]:
         # What one command did to the snapshot is not part of the stored snapshot.
-        return {**self.__dict__, "changed": False, "applied": 0, "full": False}
+        state = {**self.__dict__, "changed": False, "applied": 0, "full": False}
+        state.pop("index", None)
+        return state
+
+    def fetch(self, store: Store, key: str) -> Any:
+        """The record behind a record node, read from its own lines or file (None if gone)."""
+        index = getattr(self, "index", None)
+        if index is not None:
+            doc = index.find_ids({key}).get(key)
+            if doc is not None:
+                return index.fetch(store, doc)
+        return store.find(key[len(rules.PROJECT) :] if key.startswith(rules.PROJECT) else key)
 
     # -- assembling ------------------------------------------------------------------
 
@@ -199,7 +210,7 @@ class Snapshot:
 
         self.changed = False
         self.full = False
-        index = open_index(store)
+        index = self.index = open_index(store)
         mark = self.mark
         n = len(index.kinds)
         old_n = mark.get("n", -1)

@@ -64,7 +64,6 @@ def test_related_path_query_orphans_hubs_stats(run: Callable[..., Result], chain
                 "type": "observation",
                 "label": "lonely",
                 "status": "raw",
-                "timestamp": doc["nodes"][0]["timestamp"],
             }
         ],
     }
