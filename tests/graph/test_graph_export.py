@@ -123,6 +123,17 @@ def test_html_draws_the_nodes_in_a_headless_browser(
 ) -> None:
     page = tmp_path / "graph.html"
     assert run("graph", "export", "--format", "html", "-o", str(page)).exit_code == 0
+    drawn = _dump(tmp_path, page.as_uri())
+    assert 'data-nodes-drawn="6"' in drawn
+    assert 'data-edges-drawn="3"' in drawn
+    assert "6 nodes, 3 edges" in drawn
+    # a node "clicked" through the page's #node= link shows its record
+    selected = _dump(tmp_path, page.as_uri() + "#node=fail-f1")
+    assert '<h3 id="title">failure fail-f1</h3>' in selected
+    assert '"error_message": "slow"' in selected
+
+
+def _dump(tmp_path: Path, url: str) -> str:
     done = subprocess.run(
         [
             str(_chromium()),
@@ -132,13 +143,11 @@ def test_html_draws_the_nodes_in_a_headless_browser(
             "--virtual-time-budget=10000",
             f"--user-data-dir={tmp_path / 'profile'}",
             "--dump-dom",
-            page.as_uri(),
+            url,
         ],
         capture_output=True,
         text=True,
         timeout=120,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert 'data-nodes-drawn="6"' in done.stdout
-    assert 'data-edges-drawn="3"' in done.stdout
-    assert "6 nodes, 3 edges" in done.stdout
+    return done.stdout
