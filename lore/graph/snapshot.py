@@ -218,6 +218,7 @@ class Snapshot:
         ids = index.ids
         if (
             old_n < 0
+            or mark.get("build") != index.build
             or n < old_n
             or not old_dead <= index.dead
             or _digest(ids[:old_n]) != mark.get("digest")
@@ -240,9 +241,10 @@ class Snapshot:
             fp = _fingerprint(store.location(kind))
             if "fp" not in mark or mark["fp"].get(kind) != fp:
                 self._reload_kind(store, kind)
-        if self.changed or mark.get("n") != n:
+        if self.changed or mark.get("n") != n or mark.get("build") != index.build:
             self.mark = {
                 "n": n,
+                "build": index.build,
                 "dead": frozenset(index.dead),
                 "digest": _digest(ids[:n]),
                 "fp": {k: _fingerprint(store.location(k)) for k in OWN_KINDS},

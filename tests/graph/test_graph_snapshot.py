@@ -113,6 +113,21 @@ def test_a_rebuilt_index_means_a_full_reload(put: Any, store: Store) -> None:
     assert again.full and list(again.graph.nodes) == []
 
 
+def test_a_revision_is_seen_even_when_the_index_was_rebuilt_meanwhile(
+    put: Any, store: Store
+) -> None:
+    from lore.index import rebuild
+
+    put("decision", id="dec-a1", decision="Cache")
+    put("decision", id="dec-a2", decision="Queue")
+    snap.open_graph(store)
+    store.revise("dec-a1", {"related_decisions": ["dec-a2"]})
+    rebuild(store)  # same record numbers as before, the revision folded in place
+    again = snap.open_graph(Store(store.path))
+    assert again.full
+    assert sorted(again.graph.edges(keys=True)) == [("dec-a1", "dec-a2", "relates_to")]
+
+
 def test_curated_edges_and_concepts_survive_a_rebuild(run: Callable[..., Result]) -> None:
     a = _id(run("remember", "Use Redis for the session cache", "--json"))
     b = _id(run("remember", "Use Postgres for billing data", "--json"))
