@@ -90,6 +90,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "admin:paths_cmd",
         "Print the resolved data root and every component's data directory.",
     ),
+    "sync": (
+        "sync:sync_cmd",
+        "Commit lore's changes in a git data root, pull, push; report what moved.",
+    ),
     "help": ("admin:help_cmd", "Show the help of lore or of COMMAND (e.g. lore help recall)."),
 }
 
