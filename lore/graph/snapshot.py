@@ -300,7 +300,15 @@ def load(root: DataRoot) -> Snapshot | None:
             if handle.read(len(header)) != header:
                 return None
             snapshot = pickle.load(handle)
-    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ValueError, TypeError):
+    except (
+        OSError,
+        EOFError,
+        ImportError,
+        pickle.UnpicklingError,
+        AttributeError,
+        ValueError,
+        TypeError,
+    ):
         return None
     if not isinstance(snapshot, Snapshot) or snapshot.root != str(root.path):
         return None
