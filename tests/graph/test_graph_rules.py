@@ -170,3 +170,13 @@ def test_relation_spelling_variants(given: str, expected: str) -> None:
 def test_unknown_relation_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match="unknown relation 'likes'"):
         rules.normalize_relation("likes")
+
+
+def test_capture_supersedes_end_to_end(run: Any, edges: Any) -> None:
+    import json
+
+    old = json.loads(run("remember", "Use Memcached for sessions", "--json").stdout)["id"]
+    new = json.loads(
+        run("remember", "Use Redis for sessions", "--supersedes", old, "--json").stdout
+    )["id"]
+    assert edges() == [(new, old, "supersedes")]
