@@ -237,17 +237,19 @@ class Snapshot:
                 rid = ids[doc]
                 if rid not in upserted:
                     self.remove(rid)
-        for kind in OWN_KINDS:
-            fp = _fingerprint(store.location(kind))
+        # Fingerprints taken before reading: a write in between is seen next time.
+        fps = {k: _fingerprint(store.location(k)) for k in OWN_KINDS}
+        for kind, fp in fps.items():
             if "fp" not in mark or mark["fp"].get(kind) != fp:
                 self._reload_kind(store, kind)
-        if self.changed or mark.get("n") != n or mark.get("build") != index.build:
+        moved = mark.get("n") != n or mark.get("build") != index.build or mark.get("fp") != fps
+        if self.changed or moved:
             self.mark = {
                 "n": n,
                 "build": index.build,
                 "dead": frozenset(index.dead),
                 "digest": _digest(ids[:n]),
-                "fp": {k: _fingerprint(store.location(k)) for k in OWN_KINDS},
+                "fp": fps,
             }
             self.changed = True
         return self.changed
