@@ -85,7 +85,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "Query, export and curate the knowledge graph derived from every record.",
     ),
     "concepts": (
-        "graph:concepts_cmd",
+        "concepts:concepts_cmd",
         "Propose concepts from clusters of similar records, and promote them.",
     ),
     "hooks": ("hooks:hooks_cmd", "Install or remove the Claude Code hooks (and run them)."),
