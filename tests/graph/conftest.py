@@ -9,8 +9,6 @@ import pytest
 from lore.model import kind_class
 from lore.store import Store
 
-TS = "2026-01-0{}T10:00:00Z"
-
 
 @pytest.fixture
 def put(store: Store) -> Any:
