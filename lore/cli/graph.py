@@ -19,10 +19,16 @@ ALLOW_SECRET = click.option(
 )
 
 
+def one_shot() -> bool:
+    """True under the ``lore`` console script (``lore.launch``): a process that ends after
+    this command. An in-process caller (tests, a program using lore.cli) is not one."""
+    return "lore.launch" in sys.modules
+
+
 def _snapshot(app: App) -> Any:
     from lore.graph.snapshot import open_graph
 
-    return open_graph(app.store)
+    return open_graph(app.store, one_shot=one_shot())
 
 
 def _node_line(node: dict[str, Any], extra: str = "") -> str:

@@ -231,6 +231,7 @@ def _graph_recall(
     deep: bool,
 ) -> None:
     """--deep / --graph-depth: recall through the knowledge graph (``lore.graph.recall``)."""
+    from lore.cli.graph import one_shot
     from lore.graph.recall import graph_recall
 
     found, via = graph_recall(
@@ -245,6 +246,7 @@ def _graph_recall(
         since=since,
         show_hidden=show_all,
         here=_here(project),
+        one_shot=one_shot(),
     )
     if as_json:
         results = []

@@ -47,12 +47,12 @@ def _record_hit(
 
 
 def expand(
-    store: Store, hits: list[Any], depth: int, *, show_hidden: bool = False
+    store: Store, hits: list[Any], depth: int, *, show_hidden: bool = False, one_shot: bool = False
 ) -> tuple[list[Any], dict[str, list[str]]]:
     """The text hits, then the records within ``depth`` edges of them (best hit first)."""
     if depth <= 0 or not hits:
         return hits, {}
-    snapshot = open_graph(store)
+    snapshot = open_graph(store, one_shot=one_shot)
     out = list(hits)
     have = {h.record.id for h in hits}
     via: dict[str, list[str]] = {}
@@ -75,7 +75,13 @@ def expand(
 
 
 def _deep(
-    store: Store, query: str, *, limit: int, show_hidden: bool = False, **filters: Any
+    store: Store,
+    query: str,
+    *,
+    limit: int,
+    show_hidden: bool = False,
+    one_shot: bool = False,
+    **filters: Any,
 ) -> tuple[list[Any], dict[str, list[str]]]:
     """The ``limit`` best records by personalized PageRank seeded from the text hits."""
     from lore.graph.queries import pagerank
@@ -86,7 +92,7 @@ def _deep(
     )
     if not seeds:
         return [], {}
-    snapshot = open_graph(store)
+    snapshot = open_graph(store, one_shot=one_shot)
     weights = {h.record.id: h.score for h in seeds}
     walked = _walk(snapshot, list(weights), DEEP_HOPS)
     ranks = pagerank(snapshot, weights, nodes=set(walked))
@@ -129,19 +135,23 @@ def graph_recall(
     depth: int,
     limit: int,
     show_hidden: bool = False,
+    one_shot: bool = False,
     **filters: Any,
 ) -> tuple[list[Any], dict[str, list[str]]]:
-    """``lore recall --deep`` / ``--graph-depth N``: the hits, and how the graph found them."""
+    """``lore recall --deep`` / ``--graph-depth N``: the hits, and how the graph found them.
+    ``one_shot``: the process ends after this (see ``lore.graph.snapshot.load``)."""
     from lore.index import note_recalled
     from lore.recall import recall
 
     if deep:
-        found, via = _deep(store, query, limit=limit, show_hidden=show_hidden, **filters)
+        found, via = _deep(
+            store, query, limit=limit, show_hidden=show_hidden, one_shot=one_shot, **filters
+        )
         if depth:
             found, more = expand(store, found, depth, show_hidden=show_hidden)
             via.update(more)
     else:
         hits = recall(store, query, limit=limit, show_hidden=show_hidden, remember=False, **filters)
-        found, via = expand(store, hits, depth, show_hidden=show_hidden)
+        found, via = expand(store, hits, depth, show_hidden=show_hidden, one_shot=one_shot)
     note_recalled(store.root, [h.record.id for h in found])
     return found, via

@@ -260,15 +260,17 @@ class Snapshot:
         for owner in [o for o in self.owned if not any(o in s for s in self.kind_owners.values())]:
             self.remove(owner)
         from lore.model import kind_class
+        from lore.storage.jsonl import gc_paused
 
         done, total = 0, index.size
         for kind in index_kinds():
             cls = kind_class(kind)
-            for record in store.records(cls, hidden=True):
-                self.put(kind, record.to_dict(), cls.KIND.title)
-                done += 1
-                if progress is not None and done % 2000 == 0:
-                    progress(done, total)
+            with gc_paused():  # every object made here lives on: collecting frees nothing
+                for record in store.records(cls, hidden=True):
+                    self.put(kind, record.to_dict(), cls.KIND.title)
+                    done += 1
+                    if progress is not None and done % 2000 == 0:
+                        progress(done, total)
         if progress is not None:
             progress(total, total)
 
@@ -292,8 +294,14 @@ def index_kinds() -> tuple[str, ...]:
 # --- the file -------------------------------------------------------------------------
 
 
-def load(root: DataRoot) -> Snapshot | None:
-    """The stored snapshot, or None when missing, unreadable, of another format or root."""
+def load(root: DataRoot, *, one_shot: bool = False) -> Snapshot | None:
+    """The stored snapshot, or None when missing, unreadable, of another format or root.
+
+    ``one_shot``: the process ends soon (a CLI command). The million objects just read
+    are then frozen out of the cyclic collector's sight (``gc.freeze``): otherwise its
+    next pass walks them all, a third of a second on a 100,000-record graph. A
+    long-running caller (a server) leaves it False, or reloads would never be freed.
+    """
     header = _header()
     from lore.storage.jsonl import gc_paused
 
@@ -302,6 +310,10 @@ def load(root: DataRoot) -> Snapshot | None:
             if handle.read(len(header)) != header:
                 return None
             snapshot = pickle.load(handle)
+            if one_shot:
+                import gc
+
+                gc.freeze()
     except (
         OSError,
         EOFError,
@@ -332,14 +344,17 @@ def save(snapshot: Snapshot, root: DataRoot) -> bool:
     return True
 
 
-def open_graph(store: Store, progress: Progress | None = None) -> Snapshot:
+def open_graph(
+    store: Store, progress: Progress | None = None, *, one_shot: bool = False
+) -> Snapshot:
     """The snapshot, brought up to date with the files.
 
     A few changed records are applied in memory only: rewriting a 100,000-record
     snapshot costs more than replaying them from the index next time. It is saved
     after a full build, or once ``SAVE_AFTER`` records have changed since it was.
+    ``one_shot``: see ``load``.
     """
-    snapshot = load(store.root)
+    snapshot = load(store.root, one_shot=one_shot)
     if snapshot is None:
         snapshot = Snapshot(str(store.path))
     if snapshot.refresh(store, progress) and (snapshot.full or snapshot.applied >= SAVE_AFTER):
