@@ -14,6 +14,7 @@ from lore.cli._app import App
 from lore.cli._output import echo, emit_json, json_option, note
 
 pass_app = click.make_pass_decorator(App)
+HTML_COMFORT = 5000  # nodes a browser draws without pain; more gets a hint on stderr
 ALLOW_SECRET = click.option(
     "--allow-secret", is_flag=True, help="Write even if the text looks like it holds a secret."
 )
@@ -288,6 +289,11 @@ def export_cmd(app: App, fmt: str, focus: str | None, hops: int, output: str | N
     graph = subgraph(_snapshot(app), focus, hops)
     records = None
     if fmt == "html":
+        if graph.number_of_nodes() > HTML_COMFORT:
+            note(
+                f"{graph.number_of_nodes()} nodes is a lot for a browser to draw; "
+                "--focus ID --hops N exports one neighbourhood"
+            )
         records = {}
         for key in graph.nodes:
             found = app.store.find(key) if not key.startswith(("file:", "lesson:")) else None
