@@ -3,6 +3,7 @@
 
     python bench/run.py            # full run (100k-record store, 15+ repeats)
     python bench/run.py --quick    # smoke run (10k records, 5 repeats)
+    python bench/run.py --only capture   # sections 1 and 3 only, spliced into the report
 
 Every command runs as a subprocess of the installed entry point (.venv/bin/lore) with
 LORE_DATA_DIR and LORE_CACHE_DIR in a temp dir, NO_COLOR=1 and stdin=/dev/null, beside
@@ -675,6 +676,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DOC, help=f"report (default {DOC})")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir")
     parser.add_argument("--no-profile", action="store_true", help="skip profiling failures")
+    parser.add_argument(
+        "--only",
+        choices=["capture"],
+        help="run only the Python start-up and capture rows and replace just those sections "
+        "of the report (the big store's index is built with `lore index rebuild`)",
+    )
     args = parser.parse_args(argv)
     if not LORE.is_file():
         print(f"bench: {LORE} not found; run ./install.sh --dev first", file=sys.stderr)
@@ -686,6 +693,8 @@ def main(argv: list[str] | None = None) -> int:
         bench.facts = machine_facts(bench)
         print(f"bench: {bench.n:,} records, temp dir {tmp}", file=sys.stderr)
         bench.baseline()
+        if args.only:
+            return only_captures(bench, args.out, started)
         bench.cli_basics()
         small, big, jsonl = tmp / "small", tmp / "big", tmp / "import.jsonl"
         bench.generate(small, 100)
@@ -708,6 +717,42 @@ def main(argv: list[str] | None = None) -> int:
         else:
             shutil.rmtree(tmp, ignore_errors=True)
     return 0
+
+
+def only_captures(bench: Bench, out: Path, started: float) -> int:
+    """``--only capture``: the capture rows on fresh stores, spliced into ``out``."""
+    small, big = bench.tmp / "small", bench.tmp / "big"
+    bench.generate(small, 100)
+    seconds = bench.generate(big, bench.n)
+    print(f"  generated {bench.n:,}-record store in {seconds:.1f} s", file=sys.stderr)
+    subprocess.run(
+        [str(LORE), "index", "rebuild"], env=bench.env(big), check=True, capture_output=True
+    )
+    bench.captures(small, big)
+    elapsed = time.perf_counter() - started
+    fresh = render(bench, elapsed)
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    old = out.read_text(encoding="utf-8") if out.is_file() else fresh
+    for sec in bench.sections:
+        body = _section(fresh, sec.title)
+        body = body.replace(
+            f"## {sec.title}\n\n",
+            f"## {sec.title}\n\n_Rerun alone (`--only capture`), {when}._\n\n",
+        )
+        current = _section(old, sec.title)
+        old = old.replace(current, body) if current else old.rstrip() + "\n\n" + body
+    out.write_text(old, encoding="utf-8")
+    print(f"bench: updated sections 1 and 3 of {out} in {elapsed / 60:.1f} min", file=sys.stderr)
+    return 0
+
+
+def _section(text: str, title: str) -> str:
+    """The ``## title`` section of a report, up to the next ``## `` heading ("" if absent)."""
+    start = text.find(f"## {title}\n")
+    if start < 0:
+        return ""
+    end = text.find("\n## ", start + 1)
+    return text[start : end + 1] if end >= 0 else text[start:]
 
 
 def profile_failures(bench: Bench, jsonl: Path) -> None:

@@ -71,6 +71,18 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "feedback:promote_failure_cmd",
         'Turn recurring failures into a "PITFALL: TYPE" anti-pattern.',
     ),
+    "journal": (
+        "journal:journal_cmd",
+        "Work with decisions: list, show, query, update, link, supersede, export.",
+    ),
+    "inbox": (
+        "inbox:inbox_cmd",
+        "Triage observations: list them (default: the raw ones), promote or discard one.",
+    ),
+    "evidence": (
+        "evidence:evidence_cmd",
+        "Record and weigh evidence: add, list, show, update, stats.",
+    ),
     "sessions": ("session:sessions_cmd", "List and show sessions (default: list)."),
     "transfer": ("session:transfer_cmd", "Housekeeping for sessions."),
     "import": ("bulk:import_cmd", "Import records from a JSONL FILE (or - for stdin)."),

@@ -55,6 +55,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "status": "active",
         "superseded_by": None,
         "spec_quality": 0.0,
+        "supersedes": [],
+        "contradicts": [],
+        "derived_from": None,
     },
     "pattern": {
         "name": "TEXT",
@@ -78,8 +81,14 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "status": "active",
     },
     "failure": {"error_type": "", "error_message": "TEXT", "tool": "", "step": ""},
-    "observation": {"content": "TEXT", "status": "raw"},
-    "evidence": {"content": "TEXT", "provenance": "", "confidence": "preliminary", "supports": []},
+    "observation": {"content": "TEXT", "status": "raw", "promoted_to": None, "discard_reason": ""},
+    "evidence": {
+        "content": "TEXT",
+        "provenance": "",
+        "confidence": "preliminary",
+        "supports": [],
+        "derived_from": None,
+    },
     "concept": {
         "name": "TEXT",
         "description": "",
@@ -254,6 +263,7 @@ def test_ignored_warning_names_the_flag_as_typed(run: Run, data_dir: Path) -> No
         f"lore: warning: ignored {', '.join(sorted(flags))}: not a field of an observation\n"
     )
     assert list(stored(data_dir, "observation")[0]) == ["id", "timestamp", "content", "status",
+                                                        "promoted_to", "discard_reason",
                                                         *COMMON]  # fmt: skip
 
 
@@ -668,7 +678,8 @@ def test_supersedes(run: Run, data_dir: Path) -> None:
             "remember", "Use Postgres 15 for the main database", "--supersedes", old["id"], "--json"
         )
     )
-    assert "supersedes" not in new and new["superseded_by"] is None
+    # The new decision names the one it replaces (and the old one points forward).
+    assert (new["supersedes"], new["superseded_by"]) == ([old["id"]], None)
     shown = json.loads(run("show", old["id"], "--json").stdout)
     assert (shown["status"], shown["superseded_by"]) == ("superseded", new["id"])
     lines = (data_dir / LOG_FILES["decision"]).read_text().splitlines()
