@@ -1,5 +1,6 @@
-"""The contradiction check capture runs for a new decision: active decisions that name at
-least two of its entities (files, backticked terms) without being near-duplicates of it.
+"""The contradiction check capture runs for a new decision: active decisions (of the same
+project, when both have one) that name at least two of its entities (files, backticked
+terms) without being near-duplicates of it.
 
 Capture calls it under the log's lock (like the duplicate check) and only for a decision
 with two entities or more; with a warm index the candidates come from the index's
@@ -45,6 +46,8 @@ def find_contradictions(
     for other in candidates:
         if other.id in skip or getattr(other, "status", "active") != "active":
             continue
+        if record.project and other.project and other.project != record.project:
+            continue  # another project's src/cache.py is another file
         shared = shared_entities(mine, getattr(other, "entities", []))
         if len(shared) < CONTRADICTION_MIN_SHARED:
             continue
