@@ -306,7 +306,7 @@ def export_cmd(app: App, fmt: str, output: str | None, as_json: bool) -> None:
     """
     from lore.workflows.journal_export import export
 
-    if as_json and output is None:
+    if as_json and output is None and fmt != "adr":
         raise UsageError("--json describes a written export: give --output")
     result = export(app.store, fmt, output)
     if "content" in result:
