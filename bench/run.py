@@ -184,6 +184,12 @@ class Bench:
         words = [RUN_WORDS[(i * 7 + k * 13 + len(lead)) % len(RUN_WORDS)] for k in range(4)]
         return f"{lead} {words[0]} {words[1]} for the {words[2]} {words[3]} path {i + 100}"
 
+    def two_paths(self, i: int) -> str:
+        """A decision naming two files shaped like the generated store's, so the
+        contradiction check (two shared entities) searches for candidates."""
+        first, second = f"src/cache/models_{i % 39 + 1}.py", f"lib/auth/queue_{i * 7 % 39 + 1}.py"
+        return f"{self.text(i, 'Adopt')} in {first} and {second}"
+
     def generate(self, root: Path, n: int, jsonl: Path | None = None) -> float:
         argv = [PY, str(GEN), str(root), "--n", str(n)]
         if jsonl is not None:
@@ -267,7 +273,9 @@ class Bench:
             "Rule-of-Three hint. On the big store both take their answers from the search "
             "index (built by the recall rows before them), refreshed in memory, instead of "
             "reading 20,000 decisions or 25,000 failures; loading and refreshing that index "
-            "is most of their time there (see the profiles at the end).",
+            "is most of their time there (see the profiles at the end). `<2 paths>`: the "
+            "decision names two files, so capture also looks for active decisions naming both "
+            "(the contradiction check; candidates from the same index).",
         )
         big_env = self.env(big)
 
@@ -294,6 +302,11 @@ class Bench:
                 'lore remember "<text>"',
                 f"{self.n:,} records",
                 lambda i: ([str(LORE), "remember", self.text(i, "Adopt")], big_env),
+            ),
+            (
+                'lore remember "<text> <2 paths>"',
+                f"{self.n:,} records",
+                lambda i: ([str(LORE), "remember", self.two_paths(i)], big_env),
             ),
             (
                 'lore fail T "<message>"',

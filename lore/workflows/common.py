@@ -36,10 +36,10 @@ def reply(record: Record, **more: Any) -> dict[str, Any]:
     return out
 
 
-def gate(record: Record, changes: dict[str, Any], *, allow_secret: bool = False) -> None:
-    """Check ``record`` as it would be with ``changes`` applied: schema and secrets, the
-    same ``check()`` capture runs, so a revision cannot store what a capture refuses."""
-    from lore.capture import check
+def gate(changes: dict[str, Any], *, allow_secret: bool = False) -> None:
+    """The secrets gate for what a revision writes (capture's ``refuse_secrets``, exit 7);
+    the store checks the changed fields against the schema itself."""
+    if not allow_secret:
+        from lore.capture import refuse_secrets
 
-    candidate = type(record).from_dict({**record.to_dict(), **changes})
-    check(candidate, allow_secret=allow_secret)
+        refuse_secrets(changes)

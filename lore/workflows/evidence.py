@@ -85,7 +85,7 @@ def update(
         if state.get("confidence") == level:
             return {}
         changes = {"confidence": level}
-        gate(current, changes, allow_secret=allow_secret)
+        gate(changes, allow_secret=allow_secret)
         changed.extend(changes)
         return changes
 

@@ -92,7 +92,7 @@ def discard(
     def mark(state: dict[str, Any]) -> dict[str, Any]:
         current = Observation.from_dict(state)
         check_triage(current)
-        gate(current, changes, allow_secret=allow_secret)
+        gate(changes, allow_secret=allow_secret)
         return changes
 
     return reply(store.update(observation.id, mark))

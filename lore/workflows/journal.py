@@ -142,7 +142,7 @@ def update(
             state, outcome=outcome, rationale=rationale, lesson=lesson, tags=new_tags, type=type
         )
         if changes:
-            gate(Decision.from_dict(state), changes, allow_secret=allow_secret)
+            gate(changes, allow_secret=allow_secret)
         changed.extend(changes)
         return changes
 
@@ -192,10 +192,8 @@ def retract(
     from lore.api import retract as withdraw
 
     decision(store, decision_id)
-    if reason and not allow_secret:
-        from lore.capture import refuse_secrets
-
-        refuse_secrets({"reason": reason})
+    if reason:
+        gate({"reason": reason}, allow_secret=allow_secret)
     record, _ = withdraw(store, decision_id, reason=reason)
     return reply(record)
 

@@ -137,3 +137,25 @@ def test_bracketed_and_bare_markers_parse_alike(run: Run, text: str) -> None:
 )
 def test_brackets_only_take_markers(text: str, expected: tuple[str, str, list[str]]) -> None:
     assert parse_inline(text) == expected
+
+
+def test_brief_shows_a_contradiction_recorded_at_capture(run: Run) -> None:
+    old = capture(run, OLD)["id"]
+    new = capture(run, NEW)["id"]
+    brief = json.loads(run("brief", "sessions", "--json").stdout)
+    assert brief["contradictions"] == {
+        "count": 1,
+        "items": [
+            {
+                "a": brief["contradictions"]["items"][0]["a"],
+                "b": brief["contradictions"]["items"][0]["b"],
+                "outcomes": ["pending", "pending"],
+                "shared": ["redis", "src/cache.py"],
+                "reason": "recorded at capture: both name redis, src/cache.py",
+            }
+        ],
+    }
+    assert {brief["contradictions"]["items"][0]["a"], brief["contradictions"]["items"][0]["b"]} == {
+        old,
+        new,
+    }
