@@ -27,7 +27,7 @@ def evidence_cmd() -> None:
     """Record and weigh evidence: add, list, show, update, stats."""
 
 
-@evidence_cmd.command(name="add")
+@evidence_cmd.command(name="add", short_help="Record a piece of evidence.")
 @click.argument("text", required=False)
 @click.option("--source", help="Where this came from (default: manual).")
 @click.option("--provenance", help="Where the evidence comes from (URL, command, log).")
@@ -86,7 +86,7 @@ def add_cmd(
         echo(f"evidence {result['id']}: {content[:72]}{'…' if len(content) > 72 else ''}")
 
 
-@evidence_cmd.command(name="list")
+@evidence_cmd.command(name="list", short_help="List evidence newest first.")
 @click.option("--confidence", help=f"Only this level: {LEVELS}.")
 @click.option("--all", "show_all", is_flag=True, help="Include superseded evidence.")
 @json_option
@@ -109,7 +109,7 @@ def list_cmd(app: App, confidence: str | None, show_all: bool, as_json: bool) ->
         echo(evidence_line(e))
 
 
-@evidence_cmd.command(name="show")
+@evidence_cmd.command(name="show", short_help="Print one piece of evidence.")
 @click.argument("evidence_id")
 @json_option
 @pass_app
@@ -122,7 +122,7 @@ def show_cmd(app: App, evidence_id: str, as_json: bool) -> None:
     render_record(data, "evidence", backing(app.store, evidence_id), as_json=as_json)
 
 
-@evidence_cmd.command(name="update")
+@evidence_cmd.command(name="update", short_help="Change how firm a piece of evidence is.")
 @click.argument("evidence_id")
 @click.option("--confidence", required=True, help=f"The new level: {LEVELS}.")
 @json_option
@@ -143,7 +143,7 @@ def update_cmd(app: App, evidence_id: str, confidence: str, as_json: bool) -> No
         echo(f"evidence {result['id']}: nothing changed")
 
 
-@evidence_cmd.command(name="stats")
+@evidence_cmd.command(name="stats", short_help="Count evidence by confidence.")
 @json_option
 @pass_app
 def stats_cmd(app: App, as_json: bool) -> None:

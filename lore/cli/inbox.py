@@ -57,7 +57,9 @@ def inbox_cmd(ctx: click.Context, status: str, as_json: bool) -> None:
         echo(observation_line(o))
 
 
-@inbox_cmd.command(name="promote")
+@inbox_cmd.command(
+    name="promote", short_help="Turn an observation into a decision, pattern or evidence."
+)
 @click.argument("observation_id")
 @click.option(
     "--to",
@@ -105,7 +107,7 @@ def promote_cmd(app: App, observation_id: str, to: str, text: str | None, **kwar
         echo(f"promoted {result['id']} to {to} {result['promoted_to']}")
 
 
-@inbox_cmd.command(name="discard")
+@inbox_cmd.command(name="discard", short_help="Set an observation aside, with a reason.")
 @click.argument("observation_id")
 @click.option("--reason", required=True, help="Why it is not worth keeping.")
 @click.option(

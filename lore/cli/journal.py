@@ -38,7 +38,7 @@ def journal_cmd() -> None:
     """Work with decisions: list, show, query, update, link, supersede, export."""
 
 
-@journal_cmd.command(name="list")
+@journal_cmd.command(name="list", short_help="List decisions newest first (filters combine).")
 @click.option("--recent", "-n", type=click.IntRange(min=0), default=0, help="At most N (0: all).")
 @click.option("--type", "type_", help="Only this type (architecture, tooling, ...).")
 @click.option("--outcome", help="Only this outcome (pending|successful|revised|abandoned).")
@@ -88,7 +88,7 @@ def list_cmd(
         echo(decision_line(d))
 
 
-@journal_cmd.command(name="show")
+@journal_cmd.command(name="show", short_help="Print one decision, with the evidence behind it.")
 @click.argument("decision_id")
 @json_option
 @pass_app
@@ -105,7 +105,7 @@ def show_cmd(app: App, decision_id: str, as_json: bool) -> None:
     render_record(record.to_dict(), record.kind, backing(app.store, record.id), as_json=as_json)
 
 
-@journal_cmd.command(name="query")
+@journal_cmd.command(name="query", short_help="Search decisions, best match first.")
 @click.argument("query", nargs=-1, required=True)
 @click.option("--project", help="Only this project's decisions.")
 @click.option("--limit", "-n", type=click.IntRange(min=0), default=10, help="At most N (0: all).")
@@ -132,7 +132,7 @@ def query_cmd(
         echo(_line(item, score=True))
 
 
-@journal_cmd.command(name="stats")
+@journal_cmd.command(name="stats", short_help="Count decisions by type, outcome and status.")
 @json_option
 @pass_app
 def stats_cmd(app: App, as_json: bool) -> None:
@@ -152,7 +152,7 @@ def stats_cmd(app: App, as_json: bool) -> None:
         echo(f"{key.replace('_', ' ')}: {counts or '-'}")
 
 
-@journal_cmd.command(name="update")
+@journal_cmd.command(name="update", short_help="Change outcome, rationale, lesson, tags or type.")
 @click.argument("decision_id")
 @click.option("--outcome", help="pending|successful|revised|abandoned.")
 @click.option("--rationale", "-r", help="A new rationale.")
@@ -196,7 +196,7 @@ def update_cmd(
         _changed(result, "updated")
 
 
-@journal_cmd.command(name="learn")
+@journal_cmd.command(name="learn", short_help="Record the lesson a decision taught.")
 @click.argument("decision_id")
 @click.argument("lesson")
 @click.option("--allow-secret", is_flag=True, help=SECRET_HELP)
@@ -216,7 +216,7 @@ def learn_cmd(app: App, decision_id: str, lesson: str, allow_secret: bool, as_js
         _changed(result, "updated")
 
 
-@journal_cmd.command(name="link")
+@journal_cmd.command(name="link", short_help="Relate two decisions (both ways).")
 @click.argument("a")
 @click.argument("b")
 @json_option
@@ -238,7 +238,7 @@ def link_cmd(app: App, a: str, b: str, as_json: bool) -> None:
         echo(f"{result['ids'][0]} and {result['ids'][1]} were already linked")
 
 
-@journal_cmd.command(name="retract")
+@journal_cmd.command(name="retract", short_help="Withdraw a decision.")
 @click.argument("decision_id")
 @click.option("--reason", help="Why it is withdrawn (kept with the revision).")
 @click.option("--allow-secret", is_flag=True, help=SECRET_HELP)
@@ -260,7 +260,7 @@ def retract_cmd(
         echo(f"retracted decision {result['id']}")
 
 
-@journal_cmd.command(name="supersede")
+@journal_cmd.command(name="supersede", short_help="Mark a decision replaced by another.")
 @click.argument("old")
 @click.option("--by", "new", required=True, help="The decision that replaces OLD.")
 @json_option
@@ -282,7 +282,7 @@ def supersede_cmd(app: App, old: str, new: str, as_json: bool) -> None:
         echo(f"{result['old']['id']} was already superseded by {result['new']['id']}")
 
 
-@journal_cmd.command(name="export")
+@journal_cmd.command(name="export", short_help="Export decisions as JSON, Markdown or ADR files.")
 @click.option(
     "--format",
     "fmt",
