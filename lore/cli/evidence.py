@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from lore.cli._app import App
-from lore.cli._output import echo, emit_json, json_option, note, warn
+from lore.cli._output import echo, emit_json, json_option, note
 
 pass_app = click.make_pass_decorator(App)
 LEVELS = "preliminary|confirmed|contested|superseded"
@@ -75,8 +75,6 @@ def add_cmd(
         force=force,
         allow_secret=allow_secret,
     )
-    for message in result.pop("warnings"):
-        warn(message)
     if as_json:
         emit_json(result)
     elif quiet:

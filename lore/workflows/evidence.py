@@ -51,7 +51,7 @@ def add(
         force=force,
         allow_secret=allow_secret,
     )
-    return reply(captured.record, warnings=captured.warnings)
+    return reply(captured.record)  # no warnings: only evidence fields are passed
 
 
 def list_evidence(
