@@ -460,7 +460,7 @@ def capture(
         if old.kind != "decision":
             raise InvalidInputError(f"--supersedes needs a decision id, got {old.kind} {old.id}")
         record.supersedes = [supersedes]  # type: ignore[attr-defined]
-    # Only a decision naming two entities can contradict one (lore.workflows.contradictions).
+    # Only a decision naming two entities can contradict one (lore.usecases.contradictions).
     contradicting = name == "decision" and len(record.entities) >= 2  # type: ignore[attr-defined]
 
     def guard() -> None:
@@ -474,7 +474,7 @@ def capture(
                     existing_id=duplicate.id,
                 )
         if contradicting:
-            from lore.workflows.contradictions import find_contradictions
+            from lore.usecases.contradictions import find_contradictions
 
             found = find_contradictions(store, record, ignore=[supersedes] if supersedes else [])
             record.contradicts = [r.id for r, _ in found]  # type: ignore[attr-defined]
@@ -486,7 +486,7 @@ def capture(
 
     store.add([record], guard=guard)
     if contradicting and record.contradicts:  # type: ignore[attr-defined]
-        from lore.workflows.contradictions import record_edges
+        from lore.usecases.contradictions import record_edges
 
         record_edges(store, record)
     if supersedes:

@@ -1,5 +1,5 @@
 """``lore evidence ...``: add, list, show, update and count evidence. Flags and rendering
-only; the use cases are ``lore.workflows.evidence``."""
+only; the use cases are ``lore.usecases.evidence``."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def add_cmd(
     Every --supports id must exist (exit 3). With --json: the capture reply.
     """
     from lore.cli._output import read_text
-    from lore.workflows.evidence import add
+    from lore.usecases.evidence import add
 
     result = add(
         app.store,
@@ -95,7 +95,7 @@ def list_cmd(app: App, confidence: str | None, show_all: bool, as_json: bool) ->
     One line each: id, date, confidence, content, the ids it supports. With --json:
     an array of evidence records.
     """
-    from lore.workflows.evidence import list_evidence
+    from lore.usecases.evidence import list_evidence
 
     found = list_evidence(app.store, confidence=confidence, show_all=show_all)
     if as_json:
@@ -114,7 +114,7 @@ def list_cmd(app: App, confidence: str | None, show_all: bool, as_json: bool) ->
 def show_cmd(app: App, evidence_id: str, as_json: bool) -> None:
     """Print evidence EVIDENCE_ID in its latest state (--json: the record, as `lore show`)."""
     from lore.cli.records import render_record
-    from lore.workflows.evidence import backing, show
+    from lore.usecases.evidence import backing, show
 
     data = show(app.store, evidence_id)
     render_record(data, "evidence", backing(app.store, evidence_id), as_json=as_json)
@@ -130,7 +130,7 @@ def update_cmd(app: App, evidence_id: str, confidence: str, as_json: bool) -> No
 
     With --json: the capture reply plus "changed" (the fields written).
     """
-    from lore.workflows.evidence import update
+    from lore.usecases.evidence import update
 
     result = update(app.store, evidence_id, confidence=confidence)
     if as_json:
@@ -149,7 +149,7 @@ def stats_cmd(app: App, as_json: bool) -> None:
 
     With --json: {"total", "preliminary", "confirmed", "contested", "superseded"}.
     """
-    from lore.workflows.evidence import stats
+    from lore.usecases.evidence import stats
 
     found = stats(app.store)
     if as_json:

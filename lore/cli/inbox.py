@@ -1,5 +1,5 @@
 """``lore inbox``: triage observations (list by status, promote, discard). Flags and
-rendering only; the use cases are ``lore.workflows.inbox``."""
+rendering only; the use cases are ``lore.usecases.inbox``."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def inbox_cmd(ctx: click.Context, status: str, as_json: bool) -> None:
     """
     if ctx.invoked_subcommand is not None:
         return
-    from lore.workflows.inbox import list_observations
+    from lore.usecases.inbox import list_observations
 
     app = ctx.ensure_object(App)
     found = list_observations(app.store, status=status)
@@ -82,7 +82,7 @@ def promote_cmd(app: App, observation_id: str, to: str, text: str | None, **kwar
     target). With --json: {"ok", "id", "promoted_to", "observation", "target",
     "warnings"}.
     """
-    from lore.workflows.inbox import promote
+    from lore.usecases.inbox import promote
 
     as_json, quiet = kwargs.pop("as_json"), kwargs.pop("quiet")
     result = promote(
@@ -122,7 +122,7 @@ def discard_cmd(
 
     With --json: the capture reply with the updated observation.
     """
-    from lore.workflows.inbox import discard
+    from lore.usecases.inbox import discard
 
     result = discard(app.store, observation_id, reason=reason, allow_secret=allow_secret)
     if as_json:

@@ -1,6 +1,6 @@
 """``lore journal ...``: work with decisions after their capture (list, show, query, stats,
 update, learn, link, retract, supersede, export). Flags and rendering only; the use
-cases are ``lore.workflows.journal`` and ``lore.workflows.journal_export``.
+cases are ``lore.usecases.journal`` and ``lore.usecases.journal_export``.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def list_cmd(
     One line each: id, date, outcome, decision (retracted and superseded ones, shown
     with --all, end with their status). With --json: an array of decision records.
     """
-    from lore.workflows.journal import list_decisions
+    from lore.usecases.journal import list_decisions
 
     found = list_decisions(
         app.store,
@@ -98,8 +98,8 @@ def show_cmd(app: App, decision_id: str, as_json: bool) -> None:
     With --json: the record, plus "evidence" when evidence backs it (see `lore show`).
     """
     from lore.cli.records import render_record
-    from lore.workflows.evidence import backing
-    from lore.workflows.journal import decision
+    from lore.usecases.evidence import backing
+    from lore.usecases.journal import decision
 
     record = decision(app.store, decision_id)
     render_record(record.to_dict(), record.kind, backing(app.store, record.id), as_json=as_json)
@@ -120,7 +120,7 @@ def query_cmd(
     With --json: {"query", "results": [...]}, the shape `lore recall --json` prints.
     """
     from lore.cli.recall import _line
-    from lore.workflows.journal import query as search
+    from lore.usecases.journal import query as search
 
     found = search(app.store, " ".join(query), project=project, limit=limit, show_all=show_all)
     if as_json:
@@ -140,7 +140,7 @@ def stats_cmd(app: App, as_json: bool) -> None:
 
     With --json: {"total", "by_type": {...}, "by_outcome": {...}, "by_status": {...}}.
     """
-    from lore.workflows.journal import stats
+    from lore.usecases.journal import stats
 
     found = stats(app.store)
     if as_json:
@@ -178,7 +178,7 @@ def update_cmd(
     Only fields that differ are written; the project's own tag survives --tags.
     With --json: the capture reply plus "changed" (the fields written).
     """
-    from lore.workflows.journal import update
+    from lore.usecases.journal import update
 
     result = update(
         app.store,
@@ -207,7 +207,7 @@ def learn_cmd(app: App, decision_id: str, lesson: str, allow_secret: bool, as_js
 
     With --json: the reply of `lore journal update`.
     """
-    from lore.workflows.journal import learn
+    from lore.usecases.journal import learn
 
     result = learn(app.store, decision_id, lesson, allow_secret=allow_secret)
     if as_json:
@@ -227,7 +227,7 @@ def link_cmd(app: App, a: str, b: str, as_json: bool) -> None:
     Linking twice changes nothing. With --json: {"ok", "ids": [A, B], "changed":
     [ids that gained the link], "records": [A's, B's]}.
     """
-    from lore.workflows.journal import link
+    from lore.usecases.journal import link
 
     result = link(app.store, a, b)
     if as_json:
@@ -251,7 +251,7 @@ def retract_cmd(
 
     Refused when it is already retracted. With --json: the capture reply.
     """
-    from lore.workflows.journal import retract
+    from lore.usecases.journal import retract
 
     result = retract(app.store, decision_id, reason=reason, allow_secret=allow_secret)
     if as_json:
@@ -271,7 +271,7 @@ def supersede_cmd(app: App, old: str, new: str, as_json: bool) -> None:
     OLD gets status superseded and superseded_by NEW; NEW gains OLD in supersedes.
     With --json: {"ok", "id": OLD, "changed": [ids], "old": {...}, "new": {...}}.
     """
-    from lore.workflows.journal import supersede
+    from lore.usecases.journal import supersede
 
     result = supersede(app.store, old, new)
     if as_json:
@@ -304,7 +304,7 @@ def export_cmd(app: App, fmt: str, output: str | None, as_json: bool) -> None:
     With --json (needs --output): {"ok", "format", "exported", "file"} or, for adr,
     {"ok", "format", "directory", "exported", "created", "updated", "unchanged"}.
     """
-    from lore.workflows.journal_export import export
+    from lore.usecases.journal_export import export
 
     if as_json and output is None and fmt != "adr":
         raise UsageError("--json describes a written export: give --output")

@@ -56,7 +56,7 @@ def show_cmd(app: App, record_id: str, history: bool, as_json: bool) -> None:
         raise
     revisions = record_history(app.store, record_id) if history else None
     _report_issues(app)
-    from lore.workflows.evidence import backing
+    from lore.usecases.evidence import backing
 
     evidence = backing(app.store, record.id)
     render_record(record.to_dict(), record.kind, evidence, as_json=as_json, history=revisions)

@@ -8,7 +8,7 @@ from lore.components.evidence import check_confidence
 from lore.components.inbox import Observation, check_status, check_triage
 from lore.components.journal import shared_entities, update_changes, with_link
 from lore.errors import InvalidInputError
-from lore.workflows.journal_export import slug
+from lore.usecases.journal_export import slug
 
 
 def test_shared_entities_ignore_case_and_keep_order() -> None:

@@ -9,7 +9,7 @@ from typing import Any
 from lore.components.evidence import CONFIDENCES, Evidence, check_confidence
 from lore.errors import NotFoundError, UsageError
 from lore.store import Store
-from lore.workflows.common import gate, get_kind, reply
+from lore.usecases.common import gate, get_kind, reply
 
 
 def add(

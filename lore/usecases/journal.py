@@ -22,7 +22,7 @@ from lore.components.journal import (
 from lore.errors import InvalidInputError, UsageError
 from lore.model import Record
 from lore.store import Store
-from lore.workflows.common import gate, get_kind, reply
+from lore.usecases.common import gate, get_kind, reply
 
 
 def decision(store: Store, decision_id: str) -> Decision:

@@ -10,7 +10,7 @@ from lore.components.inbox import PROMOTE_TO, Observation, check_status, check_t
 from lore.errors import UsageError
 from lore.model import kind_class
 from lore.store import Store
-from lore.workflows.common import gate, get_kind, reply
+from lore.usecases.common import gate, get_kind, reply
 
 
 def list_observations(store: Store, *, status: str | None = "raw") -> list[dict[str, Any]]:
