@@ -73,7 +73,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "journal": (
         "journal:journal_cmd",
-        "Work with decisions: list, show, query, update, link, supersede, export.",
+        "Work with decisions: list, query, update, link, supersede, export (default: list).",
     ),
     "inbox": (
         "inbox:inbox_cmd",

@@ -22,9 +22,13 @@ def evidence_line(e: dict[str, Any]) -> str:
     return f"{e['id']}  {when}  {e.get('confidence', ''):<11}  {text[:100]}{supports}"
 
 
-@click.group(name="evidence")
-def evidence_cmd() -> None:
-    """Record and weigh evidence: add, list, show, update, stats."""
+@click.group(name="evidence", invoke_without_command=True)
+@json_option
+@click.pass_context
+def evidence_cmd(ctx: click.Context, as_json: bool) -> None:
+    """Record and weigh evidence: add, list, show, update, stats (default: list)."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(list_cmd, as_json=as_json)
 
 
 @evidence_cmd.command(name="add", short_help="Record a piece of evidence.")

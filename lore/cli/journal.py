@@ -33,9 +33,13 @@ def _changed(reply: dict[str, Any], verb: str) -> None:
         echo(f"decision {reply['id']}: nothing changed")
 
 
-@click.group(name="journal")
-def journal_cmd() -> None:
-    """Work with decisions: list, show, query, update, link, supersede, export."""
+@click.group(name="journal", invoke_without_command=True)
+@json_option
+@click.pass_context
+def journal_cmd(ctx: click.Context, as_json: bool) -> None:
+    """Work with decisions: list, query, update, link, supersede, export (default: list)."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(list_cmd, as_json=as_json)
 
 
 @journal_cmd.command(name="list", short_help="List decisions newest first (filters combine).")

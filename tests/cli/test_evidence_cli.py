@@ -160,3 +160,10 @@ def test_show_lists_the_evidence_behind_a_record(run: Run, decision: str) -> Non
     )
     journal = json.loads(run("journal", "show", decision, "--json").stdout)
     assert journal == shown
+
+
+def test_evidence_alone_lists(run: Run, decision: str) -> None:
+    add(run, "bench says 6x", "--supports", decision)
+    assert run("evidence").stdout == run("evidence", "list").stdout
+    listed = json.loads(run("evidence", "--json").stdout)
+    assert listed == json.loads(run("evidence", "list", "--json").stdout) and len(listed) == 1

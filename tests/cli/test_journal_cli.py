@@ -389,3 +389,8 @@ def test_supersede_refusals(run: Run, three: list[str], data_dir: Path, case: st
     result = run("journal", "supersede", *args, "--json")
     assert (result.exit_code, json.loads(result.stdout)["error"]) == (code, message)
     assert snapshot(data_dir) == before
+
+
+def test_journal_alone_lists(run: Run, three: list[str]) -> None:
+    assert run("journal").stdout == run("journal", "list").stdout
+    assert ok_json(run("journal", "--json")) == ok_json(run("journal", "list", "--json"))
