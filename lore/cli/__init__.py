@@ -81,7 +81,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "evidence": (
         "evidence:evidence_cmd",
-        "Record and weigh evidence: add, list, show, update, stats.",
+        "Record and weigh evidence: add, list, show, update, stats (default: list).",
     ),
     "sessions": ("session:sessions_cmd", "List and show sessions (default: list)."),
     "transfer": ("session:transfer_cmd", "Housekeeping for sessions."),
