@@ -286,15 +286,18 @@ def test_budget_drops_the_least_useful_lines_first() -> None:
     budget = estimate_tokens("\n".join(FULL[:-2])) + 1
     assert budget < estimate_tokens(full)
     text, cut = render(bundle_with_everything(), budget=budget)
-    assert cut == ["1 review line"]
-    assert text.splitlines() == [*FULL[:-2], f"[budget {budget} tokens: cut 1 review line]"]
+    assert cut == ["1 line of decisions pending review"]
+    assert text.splitlines() == [
+        *FULL[:-2],
+        f"[budget {budget} tokens: cut 1 line of decisions pending review]",
+    ]
     # Tighter: older decisions (priority 4) go next, newest kept, then git, goals, patterns.
     text, cut = render(bundle_with_everything(), budget=80)
     lines = text.splitlines()
     assert lines[:6] == FULL[:6]
     assert "- decision 4 (dec-4, pending)" not in lines
     assert "- decision 0 (dec-0, pending)" in lines
-    assert cut[0] == "1 review line"
+    assert cut[0] == "1 line of decisions pending review"
     assert lines[-1] == f"[budget 80 tokens: cut {', '.join(cut)}]"
     assert estimate_tokens("\n".join(lines[:-1])) <= 80
 
@@ -302,11 +305,11 @@ def test_budget_drops_the_least_useful_lines_first() -> None:
 def test_budget_removes_a_heading_with_its_last_line() -> None:
     text, cut = render(bundle_with_everything(), budget=100)
     assert cut == [
-        "1 review line",
-        "2 decisions lines",
-        "1 goals line",
-        "1 patterns line",
-        "1 git line",
+        "1 line of decisions pending review",
+        "2 lines of recent decisions",
+        "1 line of open goals",
+        "1 line of patterns",
+        "1 line of git",
     ]
     assert text.splitlines() == [
         *FULL[:6],
@@ -380,7 +383,9 @@ def test_resume_sees_revisions_and_hand_edits_at_once(
     assert [p["name"] for p in second.patterns] == ["low", "high"]
     assert second.patterns[0]["confidence"] == 0.95
     assert [d["id"] for d in second.pending_review] == [f"dec-{2:012x}"]
-    assert second.recent_decisions[1]["outcome"] == "successful"
+    # Now successful, the older decision outranks the newer pending one.
+    assert second.recent_decisions[0]["id"] == f"dec-{1:012x}"
+    assert second.recent_decisions[0]["outcome"] == "successful"
 
 
 def test_a_deleted_index_is_rebuilt_and_gives_the_same_bundle(store: Store) -> None:

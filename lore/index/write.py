@@ -168,8 +168,8 @@ def _facts(record: Record) -> tuple[Any, ...] | None:
     """The few fields ``lore resume`` chooses by, so it reads only the records it shows.
 
     session: (status, ended_at or timestamp, project or None);
-    pattern: (confidence, validations); anti-pattern: (severity, name);
-    goal: (status, priority). Only marshal-safe plain values.
+    decision: (type, spec_quality); pattern: (confidence, validations);
+    anti-pattern: (severity, name); goal: (status, priority). Only marshal-safe plain values.
     """
     kind = record.KIND.name
     state = record.__dict__
@@ -177,6 +177,8 @@ def _facts(record: Record) -> tuple[Any, ...] | None:
         project = state.get("project")
         ended = _text(state.get("ended_at")) or _text(state.get("timestamp"))
         return (_text(state.get("status")), ended, project if isinstance(project, str) else None)
+    if kind == "decision":
+        return (_text(state.get("type")), search._number(state.get("spec_quality"), 0.0))
     if kind == "pattern":
         return (
             search._number(state.get("confidence"), 0.0),
