@@ -31,6 +31,7 @@ MAX_FILES = 20
 MAX_FAILED = 5
 MAX_FILES_SAID = 8  # files named in the message (``auto.files`` has them all)
 MAX_SUMMARY_REQUEST = 80
+GIT_SECONDS = 0.25  # each git call of an automatic handoff: the hook has 0.9 s in all
 
 
 def hook_command(lore_bin: str, event: str) -> str:
@@ -341,7 +342,7 @@ def auto_handoff(
         digest.message(event),
         project=project,
         threads=digest.requests,
-        git=snapshot(),
+        git=snapshot(timeout=GIT_SECONDS),
         source="hook",
         summary=digest.summary(event),
         carry=True,

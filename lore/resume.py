@@ -19,19 +19,9 @@ from lore.components.transfer import Session, last_handoff
 from lore.store import Store
 
 RECENT_DECISIONS = 10
-# Which decisions resume shows: the most important, by this weighted sum (see
-# ``rank_decisions`` and LORE_CONTRACT.md, lore resume).
-W_TYPE, W_OUTCOME, W_SPEC, W_RECENCY, W_RECALLED = 0.25, 0.25, 0.20, 0.20, 0.10
-TYPE_WEIGHT = {
-    "architecture": 1.0,
-    "implementation": 0.6,
-    "process": 0.6,
-    "tooling": 0.5,
-    "refactor": 0.5,
-    "bugfix": 0.5,
-    "naming": 0.3,
-    "other": 0.3,
-}
+# Which decisions resume shows: the most important, by a weighted sum (see
+# ``rank_decisions``; its static part is ``lore.search.decision_weight``).
+W_RECENCY, W_RECALLED = 0.20, 0.10
 TOP_PATTERNS = 5
 MAX_GOALS = 10  # goals listed (by priority); goals_count has them all
 MAX_PENDING = 10  # decisions pending review listed (oldest first); pending_review_count all
@@ -195,36 +185,41 @@ def resume(
 def rank_decisions(view: _View, docs: list[int], n: int) -> list[int]:
     """The ``n`` most important of ``docs`` (decisions), most important first.
 
-    importance = W_TYPE * TYPE_WEIGHT[type] + W_OUTCOME * outcome + W_SPEC * spec_quality
-                 + W_RECENCY * recency + W_RECALLED * recalled,
-    where outcome, recency and recalled are recall's (``lore.search``: the outcome's
-    weight plus a lesson's bonus; a 30-day half-life; how often recall returned it).
-    Ties: the newer first. Read from the index alone; recall counts are looked up only
-    for the decisions that could still make the cut.
+    importance = decision_weight + W_RECENCY * recency + W_RECALLED * recalled, where
+    ``lore.search.decision_weight`` weighs type, outcome (with a lesson's bonus) and
+    spec_quality, and recency (a 30-day half-life) and recalled (how often recall
+    returned it) are recall's. Ties: the newer first. From the index's columns alone;
+    recall counts are looked up only for the decisions that could still make the cut.
     """
     from lore import search
     from lore.index.history import recall_counts
 
+    if not docs:
+        return []
+    import math
+    from operator import itemgetter
+
     idx = view.index
-    ts, imp, facts = idx.ts, idx.imp, idx.facts
+    pick = itemgetter(*docs) if len(docs) > 1 else lambda column: (column[docs[0]],)
+    times: tuple[float, ...] = pick(idx.ts)
+    # recency = 0.5 ** (age / half-life) = c * exp(k * time): one multiplication a record.
+    # A record without a time (0) comes out at 0, as in recall.
+    k = math.log(2.0) / (search.HALF_LIFE_DAYS * 86400.0)
     now = clock.now_datetime().timestamp()
-    base: dict[int, float] = {}
-    for d in docs:
-        kind, spec = facts.get(d) or ("other", 0.0)
-        age = search.recency((now - ts[d]) / 86400.0) if ts[d] else 0.0
-        base[d] = (
-            W_TYPE * TYPE_WEIGHT.get(kind, TYPE_WEIGHT["other"])
-            + W_OUTCOME * imp[d]
-            + W_SPEC * spec
-            + W_RECENCY * age
-        )
-    pool = docs
-    if len(docs) > n:
-        cutoff = heapq.nlargest(n, base.values())[-1] - W_RECALLED
-        pool = [d for d in docs if base[d] >= cutoff]
-    counts = recall_counts(view.store.root) if pool else {}
-    score = {d: base[d] + W_RECALLED * search.recalled(counts.get(idx.id_of(d), 0)) for d in pool}
-    return sorted(pool, key=lambda d: (score[d], ts[d], d), reverse=True)[:n]
+    c = W_RECENCY * math.exp(-k * now)
+    exp = math.exp
+    # A record from the future (a clock ahead, a typo) counts as made now.
+    aged = times if max(times) <= now else tuple(min(t, now) for t in times)
+    base = [w + c * exp(k * t) for w, t in zip(pick(idx.dw), aged)]
+    counts = recall_counts(view.store.root)
+    if counts:
+        cutoff = heapq.nlargest(n, base)[-1] - W_RECALLED if len(base) > n else -1.0
+        base = [
+            b + W_RECALLED * search.recalled(counts.get(idx.id_of(d), 0)) if b >= cutoff else b
+            for b, d in zip(base, docs)
+        ]
+    # Ties: the newer first, then the later record.
+    return [d for _, _, d in heapq.nlargest(n, zip(base, times, docs))]
 
 
 SESSION_KEYS = (

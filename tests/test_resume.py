@@ -398,3 +398,34 @@ def test_a_deleted_index_is_rebuilt_and_gives_the_same_bundle(store: Store) -> N
     assert resume(store, project="proj").to_dict() == before
     index_path(store.root).write_bytes(b"garbage")
     assert resume(store, project="proj").to_dict() == before
+
+
+def test_recent_decisions_rank_by_importance_not_age(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lore.index.history import note_recalled
+
+    monkeypatch.setenv("LORE_NOW", "2026-03-20T00:00:00Z")
+
+    def made(n: int, when: str, **fields: object) -> str:
+        rid = f"dec-{n:012x}"
+        store.add([Decision(id=rid, timestamp=when, decision=f"decision {n}", **fields)])
+        return rid
+
+    key = made(1, "2026-03-01T00:00:00Z", type="architecture", spec_quality=0.85)
+    newest = [made(n, f"2026-03-{n:02d}T00:00:00Z") for n in range(2, 13)]
+    abandoned = made(13, "2026-03-19T00:00:00Z", outcome="abandoned")
+    future = made(14, "2999-01-01T00:00:00Z", type="naming")
+    timeless = made(15, "2026-03-18T00:00:00Z")
+    ids = [d["id"] for d in resume(store, project=None).recent_decisions]
+    assert ids[0] == key  # the oldest, but the most important
+    assert abandoned not in ids
+    assert future in ids  # counted as made now, not an error
+    # Equal weights: the newer first; the two oldest plain ones drop out.
+    plain = [i for i in ids if i in (*newest, timeless)]
+    assert plain == [timeless, *reversed(newest)][: len(plain)]
+    assert len(ids) == 10
+    # Often recalled, an old plain decision climbs back in.
+    note_recalled(store.root, [newest[0]] * 100)
+    again = [d["id"] for d in resume(store, project=None).recent_decisions]
+    assert newest[0] in again and again.index(newest[0]) < again.index(newest[-1])

@@ -58,6 +58,7 @@ class Writable(Columns):
         project = record.project if isinstance(record.project, str) else None
         self.proj.append(self._intern("projects", project))
         self.imp.append(search.importance(kind.name, record.__dict__))
+        self.dw.append(search.decision_weight(record.__dict__) if kind.name == "decision" else 0.0)
         self.dl.append(length)
         self.off.append(span[0])
         self.ln.append(span[1])
@@ -168,7 +169,7 @@ def _facts(record: Record) -> tuple[Any, ...] | None:
     """The few fields ``lore resume`` chooses by, so it reads only the records it shows.
 
     session: (status, ended_at or timestamp, project or None);
-    decision: (type, spec_quality); pattern: (confidence, validations);
+    pattern: (confidence, validations);
     anti-pattern: (severity, name); goal: (status, priority). Only marshal-safe plain values.
     """
     kind = record.KIND.name
@@ -177,8 +178,6 @@ def _facts(record: Record) -> tuple[Any, ...] | None:
         project = state.get("project")
         ended = _text(state.get("ended_at")) or _text(state.get("timestamp"))
         return (_text(state.get("status")), ended, project if isinstance(project, str) else None)
-    if kind == "decision":
-        return (_text(state.get("type")), search._number(state.get("spec_quality"), 0.0))
     if kind == "pattern":
         return (
             search._number(state.get("confidence"), 0.0),
