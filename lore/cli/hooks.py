@@ -51,8 +51,9 @@ def hooks_install_cmd(claude: bool, settings: str | None, as_json: bool) -> None
 
     SessionStart injects `lore resume` as context; PreCompact and SessionEnd
     write an automatic handoff built from the transcript (last requests, files
-    touched, failed commands) without any model. Idempotent; the file is backed
-    up before any change; other hooks and settings are left as they are.
+    touched, failed commands) without any model, carrying the last handoff's
+    open items over. Idempotent; the file is backed up before any change; other
+    hooks and settings are left as they are.
     """
     from lore.hooks import install
 
@@ -94,7 +95,12 @@ class _OutOfTime(BaseException):
 @click.argument("event", type=click.Choice(["session-start", "pre-compact", "session-end"]))
 @click.pass_context
 def hooks_run_cmd(ctx: click.Context, event: str) -> None:
-    """Run one hook (called by Claude Code with the hook's JSON on stdin). Always exits 0."""
+    """Run one hook (called by Claude Code with the hook's JSON on stdin). Always exits 0.
+
+    pre-compact and session-end write nothing for an empty, non-JSON or `{}`
+    payload, a missing transcript or one that shows nothing; LORE_DEBUG=1 says
+    why on stderr.
+    """
     import signal
 
     def out_of_time(_signum: int, _frame: Any) -> None:

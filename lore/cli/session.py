@@ -146,7 +146,8 @@ def resume_cmd(
     """Print what the last session left, most useful first.
 
     The last handoff (message, next steps, blockers, questions, open threads,
-    git state), recent decisions, relevant patterns and pitfalls, recurring
+    git state), the most important recent decisions (type, outcome, spec
+    quality, recency, recall count), relevant patterns and pitfalls, recurring
     failures (Rule of Three), open goals and decisions pending review. Read-only
     unless --fork, which starts a child session inheriting the open items. With
     no session at all, rebuilds context from recent records and git history.
