@@ -20,7 +20,7 @@ from lore.store import Store
 
 RECENT_DECISIONS = 10
 # Which decisions resume shows: the most important, by a weighted sum (see
-# ``rank_decisions``; its static part is ``lore.search.decision_weight``).
+# ``rank_decisions``; its static part is ``lore.index.write.decision_weight``).
 W_RECENCY, W_RECALLED = 0.20, 0.10
 TOP_PATTERNS = 5
 MAX_GOALS = 10  # goals listed (by priority); goals_count has them all
@@ -186,7 +186,7 @@ def rank_decisions(view: _View, docs: list[int], n: int) -> list[int]:
     """The ``n`` most important of ``docs`` (decisions), most important first.
 
     importance = decision_weight + W_RECENCY * recency + W_RECALLED * recalled, where
-    ``lore.search.decision_weight`` weighs type, outcome (with a lesson's bonus) and
+    ``lore.index.write.decision_weight`` weighs type, outcome (with a lesson's bonus) and
     spec_quality, and recency (a 30-day half-life) and recalled (how often recall
     returned it) are recall's. Ties: the newer first. From the index's columns alone;
     recall counts are looked up only for the decisions that could still make the cut.

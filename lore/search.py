@@ -371,34 +371,6 @@ def marked(text: str, matched: Iterable[str]) -> tuple[int, str]:
     return len(hits), ("…" if start else "") + snippet + ("…" if end < len(flat) else "")
 
 
-# --- what lore resume ranks decisions by (its recency and recall terms: lore.resume) -----
-
-DECISION_TYPE_WEIGHT = {
-    "architecture": 1.0,
-    "implementation": 0.6,
-    "process": 0.6,
-    "tooling": 0.5,
-    "refactor": 0.5,
-    "bugfix": 0.5,
-    "naming": 0.3,
-    "other": 0.3,
-}
-W_DECISION_TYPE, W_DECISION_OUTCOME, W_DECISION_SPEC = 0.25, 0.25, 0.20
-
-
-def decision_weight(state: Mapping[str, Any]) -> float:
-    """The part of a decision's resume rank its own fields decide (kept in the index):
-    W_DECISION_TYPE * type weight + W_DECISION_OUTCOME * importance (outcome, lesson)
-    + W_DECISION_SPEC * spec_quality."""
-    kind = DECISION_TYPE_WEIGHT.get(str(state.get("type")), DECISION_TYPE_WEIGHT["other"])
-    spec = max(0.0, min(1.0, _number(state.get("spec_quality"), 0.0)))
-    return (
-        W_DECISION_TYPE * kind
-        + W_DECISION_OUTCOME * importance("decision", state)
-        + W_DECISION_SPEC * spec
-    )
-
-
 def best_snippet(values: Sequence[str], matched: Iterable[str]) -> str:
     """The value that matches the most terms (the first one on a tie), marked and cut."""
     wanted = set(matched)

@@ -80,7 +80,7 @@ class Columns:
         self.ts = array("d")
         self.proj = array("I")
         self.imp = array("f")
-        self.dw = array("f")  # a decision's resume weight (search.decision_weight), else 0
+        self.dw = array("f")  # a decision's resume weight (write.decision_weight), else 0
         self.dl = array("I")
         self.off = array("q")
         self.ln = array("I")
