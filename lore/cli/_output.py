@@ -112,9 +112,10 @@ def console() -> Any:
 def read_text(text: str | None, *, what: str = "text") -> str:
     """The TEXT argument, or stdin when TEXT is ``-`` or absent and stdin is piped.
 
-    ``-`` reads stdin to the end. With no TEXT, a terminal is never read, and a
-    pipe that stays silent for ``LORE_STDIN_TIMEOUT`` seconds (default 2) counts
-    as no input, so lore never hangs on an open, unused stdin.
+    ``-`` reads stdin to the end, however long the producer takes (the user asked for
+    stdin). With no TEXT, a terminal is never read, and a pipe that stays silent for
+    ``LORE_STDIN_TIMEOUT`` seconds (default 2) counts as no input, so lore never
+    hangs on an agent's open, unused stdin.
     """
     if text is not None and text != "-":
         return text
@@ -123,8 +124,13 @@ def read_text(text: str | None, *, what: str = "text") -> str:
         return stdin.read()
     if stdin.isatty():
         raise UsageError(f"no {what} given: pass it as an argument or pipe it on stdin")
-    if not _stdin_ready(_stdin_wait()):
-        raise UsageError(f"no {what} given: stdin is open but nothing arrived")
+    wait = _stdin_wait()
+    if not _stdin_ready(wait):
+        raise UsageError(
+            f"no {what} given: stdin is open but nothing arrived within {wait:g}s; "
+            f"pass - as the {what} to wait for the pipe to close, "
+            "or raise LORE_STDIN_TIMEOUT"
+        )
     return stdin.read()
 
 

@@ -28,4 +28,4 @@ class Evidence(Record):
 
     @property
     def hidden(self) -> bool:
-        return self.confidence == "superseded"
+        return self.confidence == "superseded" or super().hidden
