@@ -70,7 +70,10 @@ def test_review_lists_pending_decisions_by_age(run: Run) -> None:
 
 def test_review_with_nothing_pending(run: Run) -> None:
     result = run("review")
-    assert (result.stdout, result.stderr) == ("", "lore: no decisions pending for more than 3 days\n")
+    assert (result.stdout, result.stderr) == (
+        "",
+        "lore: no decisions pending for more than 3 days\n",
+    )
     result = run("review", "--days", "0")
     assert (result.stdout, result.stderr) == ("", "lore: no pending decisions\n")
 
