@@ -56,7 +56,13 @@ def emit_json(obj: Any) -> None:
 
 
 def echo(text: str = "") -> None:
-    click.echo(text)
+    # click strips styles when stdout is not a terminal; FORCE_COLOR must keep them.
+    click.echo(text, color=True if color_enabled() else None)
+
+
+def is_terminal() -> bool:
+    """Whether stdout is a terminal (tables) rather than a pipe or file (plain lines)."""
+    return bool(getattr(sys.stdout, "isatty", lambda: False)())
 
 
 def color_enabled(err: bool = False) -> bool:
@@ -73,7 +79,8 @@ def style(text: str, err: bool = False, **styles: Any) -> str:
 
 
 def warn(message: str) -> None:
-    click.echo(style(f"lore: warning: {message}", err=True, fg="yellow"), err=True)
+    color = True if color_enabled(err=True) else None
+    click.echo(style(f"lore: warning: {message}", err=True, fg="yellow"), err=True, color=color)
 
 
 def note(message: str) -> None:
@@ -83,7 +90,8 @@ def note(message: str) -> None:
 def emit_error(exc: LoreError, *, as_json: bool) -> None:
     if as_json:
         emit_json(exc.to_dict())
-    click.echo(style(f"lore: error: {exc.message}", err=True, fg="red"), err=True)
+    color = True if color_enabled(err=True) else None
+    click.echo(style(f"lore: error: {exc.message}", err=True, fg="red"), err=True, color=color)
 
 
 _console: Any = None

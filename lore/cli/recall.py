@@ -193,7 +193,9 @@ def _recall(
         return
     for hit in found:
         item = hit.to_dict()
-        echo(_line(item, score=True))
+        title = hit.title or _title(item)  # paths in it relative to the repository
+        head = style(f"{item['type']} {item['id']}", bold=True)
+        echo(f"{item['score']:.2f}  {head}  {title}")
         if hit.snippet:
             echo(style(f"      {hit.snippet}", dim=True))
         if explain:
