@@ -10,6 +10,10 @@ plus its title field. For a record d among the N indexed records (hidden ones in
 
     tf(t, d)    = TITLE_WEIGHT * (occurrences of t in the title field)
                   + (occurrences of t in the other searched fields)
+                  - (occurrences of t in d's muted tags; ``lore.index.tagwords``): a tag
+                    that names a project, and a tag every record of a project carries
+                    (projects of BLANKET_MIN_RECORDS or more), are not matched text:
+                    they filter (--project, --tag) and boost (project), never match
     len(d)      = TITLE_WEIGHT * (terms in the title) + (terms in the other fields)
     avglen      = mean of len(d) over the N records
     idf(t)      = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))        df: records containing t
