@@ -118,7 +118,8 @@ def retract(store: Store, record_id: str, *, reason: str | None = None) -> tuple
             changes["retraction_reason"] = reason
         return changes
 
-    updated = store.update(record_id, change, reason=reason)
+    # The reason is in the change itself (retraction_reason), not repeated on the line.
+    updated = store.update(record_id, change)
     return updated, when
 
 
