@@ -238,7 +238,7 @@ def _run(
 def _rule_of_three(app: App, record: Any) -> dict[str, Any] | None:
     if record.kind != "failure":
         return None
-    from lore.capture import rule_of_three
+    from lore.failure_rules import rule_of_three
 
     return rule_of_three(app.store, record)
 
