@@ -66,7 +66,7 @@ FIELD_OPTIONS: list[tuple[tuple[str, ...], str, str, bool]] = [
     (
         ("--type",),
         "type",
-        "Architecture, implementation, naming, tooling, process, bugfix, refactor or other.",
+        "One of architecture, implementation, naming, tooling, process, bugfix, refactor, other.",
         False,
     ),
     (("--files", "-f"), "files", "Files it touches (comma-separated, repeatable).", True),
