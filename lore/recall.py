@@ -335,9 +335,9 @@ def _below_replacements(idx: Index, ranked: list[Ranked]) -> None:
 def hits(store: Store, idx: Index, ranked: list[Ranked], matched: set[str]) -> list[Hit]:
     """Read the records behind ``ranked`` and pick each one's best snippet (paths under
     the repository around the working directory shown relative to it)."""
-    from lore.capture import _repo
+    from lore.gitinfo import find_repo
 
-    repo = _repo()
+    repo = find_repo()
     prefix = str(repo.top).rstrip("/") + "/" if repo is not None else None
     out = []
     for r in ranked:
