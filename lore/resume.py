@@ -166,6 +166,7 @@ def resume(
             "priority": g.priority,
             "criteria_met": g.criteria_met[0],
             "criteria_total": g.criteria_met[1],
+            "completion": g.completion,
         }
         for g in map(view.read, goals[:MAX_GOALS])
     ]
@@ -341,7 +342,7 @@ def render(bundle: ResumeBundle, *, budget: int | None = None) -> tuple[str, lis
             add(
                 3,
                 "goals",
-                f"- {g['title']} [{g['criteria_met']}/{g['criteria_total']} criteria] ({g['id']})",
+                f"- {g['title']} [{g['completion']} criteria met] ({g['id']})",
             )
         more = bundle.goals_count - len(bundle.goals)
         if more > 0:
