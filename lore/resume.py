@@ -342,7 +342,7 @@ def render(bundle: ResumeBundle, *, budget: int | None = None) -> tuple[str, lis
             add(
                 3,
                 "goals",
-                f"- {g['title']} [{g['completion']} criteria met] ({g['id']})",
+                f"- {g['title']} [{g['criteria_met']}/{g['criteria_total']} criteria] ({g['id']})",
             )
         more = bundle.goals_count - len(bundle.goals)
         if more > 0:

@@ -67,6 +67,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "validations": 0,
         "examples": [],
         "status": "active",
+        "flags": [],
+        "inverted_to": None,
     },
     "anti-pattern": {
         "name": "TEXT",
@@ -76,6 +78,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "severity": "medium",
         "category": "",
         "status": "active",
+        "inverted_from": None,
     },
     "failure": {"error_type": "", "error_message": "TEXT", "tool": "", "step": ""},
     "observation": {"content": "TEXT", "status": "raw"},
