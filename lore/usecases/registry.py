@@ -169,7 +169,7 @@ def _recurring(store: Store, name: str) -> list[dict[str, Any]]:
     for error_type, items in groups.items():
         if len(items) < RULE_OF_THREE:
             continue
-        last = max(items, key=lambda f: f.timestamp)
+        last = max(reversed(items), key=lambda f: f.timestamp)  # ties: the later line
         out.append(
             {
                 "error_type": error_type,
