@@ -392,8 +392,6 @@ def test_adding_a_project_appends_its_entry_without_defaults_and_keeps_the_hand_
     store.add([docs])
 
     assert path.read_text(encoding="utf-8") == HAND_WRITTEN_PROJECTS + (
-        "  docs:\n"
-        "    timestamp: '2024-01-01T00:00:00.000000Z'\n"
-        "    status: active\n"
+        "  docs:\n    timestamp: '2024-01-01T00:00:00.000000Z'\n    status: active\n"
     )
     assert store.get("docs") == docs
