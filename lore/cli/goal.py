@@ -64,6 +64,7 @@ def goal_cmd(ctx: click.Context, as_json: bool) -> None:
 @click.option(
     "--allow-secret", is_flag=True, help="Write even if the text looks like it holds a credential."
 )
+@click.option("--quiet", "-q", is_flag=True, help="Print only the new id.")
 @json_option
 @pass_app
 def goal_create_cmd(
@@ -77,6 +78,7 @@ def goal_create_cmd(
     criteria: tuple[str, ...],
     force: bool,
     allow_secret: bool,
+    quiet: bool,
     as_json: bool,
 ) -> None:
     """Create an active goal NAME; its criteria get the ids sc-1, sc-2, ...
@@ -104,8 +106,10 @@ def goal_create_cmd(
     )
     if as_json:
         emit_json(reply)
-        return
-    echo(f"goal {reply['id']}: {reply['record']['title']} ({reply['completion']} criteria met)")
+    elif quiet:
+        echo(reply["id"])
+    else:
+        echo(f"goal {reply['id']}: {reply['record']['title']} ({reply['completion']} criteria met)")
 
 
 @goal_cmd.command(name="list")

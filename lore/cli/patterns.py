@@ -117,6 +117,7 @@ def patterns_show_cmd(app: App, record_id: str, as_json: bool) -> None:
 @click.option(
     "--allow-secret", is_flag=True, help="Write even if the text looks like it holds a credential."
 )
+@click.option("--quiet", "-q", is_flag=True, help="Print only the new id.")
 @json_option
 @pass_app
 def patterns_warn_cmd(
@@ -131,6 +132,7 @@ def patterns_warn_cmd(
     project: str | None,
     force: bool,
     allow_secret: bool,
+    quiet: bool,
     as_json: bool,
 ) -> None:
     """Record an anti-pattern NAME: what to avoid, how it shows and how to get out.
@@ -163,8 +165,10 @@ def patterns_warn_cmd(
         warn(message)
     if as_json:
         emit_json(reply)
-        return
-    echo(f"anti-pattern {reply['id']}: {reply['record']['name']}")
+    elif quiet:
+        echo(reply["id"])
+    else:
+        echo(f"anti-pattern {reply['id']}: {reply['record']['name']}")
 
 
 @patterns_cmd.command(name="validate")
@@ -184,7 +188,7 @@ def patterns_validate_cmd(app: App, pattern_id: str, as_json: bool) -> None:
         return
     echo(
         f"pattern {reply['id']}: confidence {reply['from']:g} -> {reply['to']:g} "
-        f"({reply['validations']} validations)"
+        f"({reply['validations']} validation{'s' if reply['validations'] != 1 else ''})"
     )
 
 

@@ -174,6 +174,7 @@ def registry_validate_cmd(app: App, as_json: bool) -> None:
     else:
         for issue in report["issues"]:
             echo(f"{issue['severity']}: {issue['project']}: {issue['message']} [{issue['code']}]")
-        note(f"{report['projects']} projects, {report['errors']} errors")
+        n, e = report["projects"], report["errors"]
+        note(f"{n} project{'s' if n != 1 else ''}, {e} error{'s' if e != 1 else ''}")
     if report["errors"]:
         raise click.exceptions.Exit(EXIT_INVALID)

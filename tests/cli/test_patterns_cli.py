@@ -182,6 +182,9 @@ def test_validate_raises_confidence_and_counts(run: Run, data_dir: Path) -> None
     assert second.stdout == f"pattern {pid}: confidence 0.95 -> 1 (2 validations)\n"
     stored = read_document(data_dir / "patterns" / "data" / "patterns" / f"{pid}.yaml")
     assert (stored["confidence"], stored["validations"]) == (1.0, 2)
+    other = new_pattern(run, "Pin versions")
+    once = run("patterns", "validate", other)
+    assert once.stdout == f"pattern {other}: confidence 0.5 -> 0.6 (1 validation)\n"
 
 
 def test_validate_refusals(run: Run, data_dir: Path) -> None:
