@@ -14,6 +14,7 @@ from typing import Any
 from lore import clock
 from lore.components.intent import (
     LEGACY_STATUSES,
+    OPEN_STATUSES,
     PRIORITIES,
     STATUSES,
     Goal,
@@ -115,7 +116,9 @@ def create_goal(
     check(goal, allow_secret=allow_secret)
 
     def guard() -> None:
-        duplicate = None if force else find_duplicate(store, goal)
+        # A completed or cancelled goal may be taken up again under the same name.
+        closed = [g.id for g in store.of(Goal) if g.status not in OPEN_STATUSES]
+        duplicate = None if force else find_duplicate(store, goal, ignore=closed)
         if duplicate is not None:
             raise DuplicateError(
                 f"a near-duplicate goal already exists: {duplicate.id} "

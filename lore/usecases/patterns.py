@@ -190,7 +190,7 @@ def flag_pattern(
         changes: dict[str, Any] = {"flags": flags, "confidence": flagged(seen["from"], type)}
         after = {**state, **changes}
         if should_invert(after):
-            anti = _inversion(store, after)
+            anti = _inversion(store, after, allow_secret=allow_secret)
             changes.update(status="deprecated", confidence=0.0, inverted_to=anti.id)
             seen["inverted"] = True
         seen["to"] = changes["confidence"]
@@ -210,7 +210,7 @@ def flag_pattern(
     }
 
 
-def _inversion(store: Store, state: dict[str, Any]) -> Record:
+def _inversion(store: Store, state: dict[str, Any], *, allow_secret: bool = False) -> Record:
     """Create the ``Avoid: NAME`` anti-pattern, or adopt an active one of that name (a
     crash between its creation and the pattern's update must not make a second one).
 
@@ -229,7 +229,7 @@ def _inversion(store: Store, state: dict[str, Any]) -> Record:
         tags=[t for t in state.get("tags") or [] if isinstance(t, str)],
         **fields,
     )
-    check(record)
+    check(record, allow_secret=allow_secret)
     found: dict[str, Record] = {}
 
     def adopt() -> None:

@@ -109,6 +109,7 @@ def test_create_refusals_change_nothing(run: Run, data_dir: Path) -> None:
     create(run, "Ship v1")
     before = snapshot(data_dir)
     assert run("goal", "create", "ship  V1").exit_code == 6
+    assert json.loads(run("goal", "create", "ship v1", "--json").stdout)["existing_id"]
     bad_priority = run("goal", "create", "Other", "--priority", "urgent")
     assert bad_priority.exit_code == 4
     assert "--priority must be one of low, medium, high, critical" in bad_priority.stderr
@@ -120,6 +121,15 @@ def test_create_refusals_change_nothing(run: Run, data_dir: Path) -> None:
     assert secret.exit_code == 7
     assert run("goal", "create", "Other", "--criterion", " ").exit_code == 2
     assert snapshot(data_dir) == before
+
+
+def test_a_closed_goal_is_no_duplicate(run: Run) -> None:
+    old = create(run, "Ship v1")
+    ok_json(run, "goal", "update", old, "--status", "cancelled")
+    again = ok_json(run, "goal", "create", "Ship v1")
+    assert again["id"] != old
+    assert run("goal", "create", "Ship V1").exit_code == 6  # the new one is open
+    assert run("goal", "create", "Ship V1", "--force").exit_code == 0
 
 
 def test_list_orders_filters_and_shows_completion(run: Run) -> None:
