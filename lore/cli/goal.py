@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from lore.cli._app import App
-from lore.cli._output import echo, emit_json, json_option, note
+from lore.cli._output import echo, emit_json, json_option, note, wants_json
 
 pass_app = click.make_pass_decorator(App)
 
@@ -90,6 +90,7 @@ def goal_create_cmd(
       lore goal create "Ship v1" --priority high --deadline 2026-12-31 \\
         --criterion "all tests green" --criterion "docs reviewed"
     """
+    as_json = wants_json(as_json)
     from lore.usecases.goals import create_goal
 
     reply = create_goal(
@@ -125,6 +126,7 @@ def goal_list_cmd(
     One line each: `<id>  <status>  <priority>  <met/total>  <deadline>  <title>`.
     With --json: an array of goal records, each with "completion" ("met/total").
     """
+    as_json = wants_json(as_json)
     from lore.usecases.goals import list_goals
 
     goals = list_goals(app.store, status=status, priority=priority)
@@ -147,6 +149,7 @@ def goal_show_cmd(app: App, goal_id: str, as_json: bool) -> None:
 
     With --json: the goal record with "completion" ("met/total").
     """
+    as_json = wants_json(as_json)
     from lore.usecases.goals import show_goal
 
     goal = show_goal(app.store, goal_id)
@@ -197,6 +200,7 @@ def goal_update_cmd(
     Example:
       lore goal update goal-1a2b3c4d5e6f --met sc-1 --add-criterion "release notes"
     """
+    as_json = wants_json(as_json)
     from lore.usecases.goals import update_goal
 
     reply = update_goal(

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from lore.cli._app import App
-from lore.cli._output import echo, emit_json, json_option, note, warn
+from lore.cli._output import echo, emit_json, json_option, note, wants_json, warn
 
 pass_app = click.make_pass_decorator(App)
 
@@ -76,6 +76,7 @@ def patterns_list_cmd(
     a pattern that is not active (with --all). With --json: an array of
     {"id", "type", ...every stored field}, "type" being pattern or anti-pattern.
     """
+    as_json = wants_json(as_json)
     from lore.usecases.patterns import list_patterns
 
     items = list_patterns(app.store, type=kind, category=category, show_all=show_all)
@@ -95,6 +96,7 @@ def patterns_list_cmd(
 @pass_app
 def patterns_show_cmd(app: App, record_id: str, as_json: bool) -> None:
     """Show the pattern or anti-pattern RECORD_ID (--json: the record)."""
+    as_json = wants_json(as_json)
     from lore.usecases.patterns import show_pattern
 
     data = show_pattern(app.store, record_id)
@@ -146,6 +148,7 @@ def patterns_warn_cmd(
       lore patterns warn "Sleep-based waits in tests" --symptom "flaky CI" \\
         --fix "wait for the condition" --severity high
     """
+    as_json = wants_json(as_json)
     from lore.usecases.patterns import warn as warn_use_case
 
     reply = warn_use_case(
@@ -180,6 +183,7 @@ def patterns_validate_cmd(app: App, pattern_id: str, as_json: bool) -> None:
 
     With --json: {"ok", "id", "from", "to", "validations", "record"}.
     """
+    as_json = wants_json(as_json)
     from lore.usecases.patterns import validate_pattern
 
     reply = validate_pattern(app.store, pattern_id)
@@ -219,6 +223,7 @@ def patterns_flag_cmd(
     with confidence 0; it is never suggested again. With --json: {"ok", "id",
     "flag", "from", "to", "harmful_flags", "inverted", "inverted_to", "record"}.
     """
+    as_json = wants_json(as_json)
     from lore.usecases.patterns import flag_pattern
 
     reply = flag_pattern(
@@ -255,6 +260,7 @@ def suggest_cmd(
     Example:
       lore suggest flaky integration tests
     """
+    as_json = wants_json(as_json)
     from lore.cli.recall import _patterns
 
     _patterns(app, " ".join(context).strip(), project, limit, as_json)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import click
 
 from lore.cli._app import App
-from lore.cli._output import echo, emit_json, json_option, note, warn
+from lore.cli._output import echo, emit_json, json_option, note, wants_json, warn
 from lore.errors import EXIT_INVALID
 
 pass_app = click.make_pass_decorator(App)
@@ -58,6 +58,7 @@ def registry_add_cmd(
     Example:
       lore registry add webshop --path ~/src/webshop --depends-on payments
     """
+    as_json = wants_json(as_json)
     from lore.usecases.registry import add_project
 
     reply = add_project(
@@ -83,6 +84,7 @@ def registry_list_cmd(app: App, as_json: bool = False) -> None:
 
     With --json: an array of project records.
     """
+    as_json = wants_json(as_json)
     from lore.usecases.registry import list_projects
 
     projects = list_projects(app.store)
@@ -102,6 +104,7 @@ def registry_list_cmd(app: App, as_json: bool = False) -> None:
 @pass_app
 def registry_show_cmd(app: App, name: str, as_json: bool) -> None:
     """Show the registered project NAME (--json: its record)."""
+    as_json = wants_json(as_json)
     from lore.cli.patterns import show_record
     from lore.usecases.registry import show_project
 
@@ -122,6 +125,7 @@ def registry_remove_cmd(app: App, name: str, as_json: bool) -> None:
     With --json: {"ok", "id", "record", "dependents"}; dependents are projects
     that still depend on NAME.
     """
+    as_json = wants_json(as_json)
     from lore.usecases.registry import remove_project
 
     reply = remove_project(app.store, name)
@@ -148,6 +152,7 @@ def registry_context_cmd(app: App, name: str, limit: int, as_json: bool) -> None
     {"project", "dependencies", "decisions", "patterns", "anti_patterns", "goals",
     "recurring_failures"}.
     """
+    as_json = wants_json(as_json)
     from lore.usecases.registry import context, render_context
 
     doc = context(app.store, name, limit=limit)
@@ -166,6 +171,7 @@ def registry_validate_cmd(app: App, as_json: bool) -> None:
     Exit 4 when there is any error. With --json: {"ok", "projects", "errors",
     "issues": [{"severity", "code", "project", "message"}]}.
     """
+    as_json = wants_json(as_json)
     from lore.usecases.registry import validate_registry
 
     report = validate_registry(app.store)

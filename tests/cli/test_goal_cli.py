@@ -160,6 +160,7 @@ def test_show_text_and_json(run: Run) -> None:
     ok_json(run, "goal", "update", gid, "--met", "sc-2")
     doc = ok_json(run, "goal", "show", gid)
     assert doc == {**ok_json(run, "show", gid), "completion": "1/2"}
+    assert json.loads(run("goal", "--json", "show", gid).stdout) == doc  # the group's --json
     assert run("goal", "show", gid).stdout == (
         f"goal {gid}: Ship\n"
         "  status: active   priority: medium\n"

@@ -107,6 +107,7 @@ def test_list_bad_type_is_a_usage_error(run: Run) -> None:
 def test_show_prints_the_record_and_refuses_other_kinds(run: Run) -> None:
     pid = new_pattern(run)
     assert ok_json(run, "patterns", "show", pid) == ok_json(run, "show", pid)
+    assert json.loads(run("patterns", "--json", "show", pid).stdout) == ok_json(run, "show", pid)
     assert run("patterns", "show", pid).stdout.startswith(f"pattern {pid}\n  timestamp: {NOW}\n")
     missing = run("patterns", "show", "pat-000000000000")
     assert missing.exit_code == 3

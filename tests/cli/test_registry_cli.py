@@ -129,6 +129,7 @@ def test_list_show_remove(run: Run, data_dir: Path) -> None:
     items = ok_json(run, "registry", "list")
     assert [p["name"] for p in items] == ["webshop", "payments"]
     assert ok_json(run, "registry", "--json") == items
+    assert json.loads(run("registry", "--json", "show", "webshop").stdout) == items[0]
     assert ok_json(run, "registry", "show", "webshop") == items[0]
     assert items[0]["owner"] == "alice"
     assert run("registry", "show", "nope").exit_code == 3
