@@ -39,7 +39,8 @@ def _line(item: dict[str, Any]) -> str:
         measure = str(item.get("severity", ""))
     status = item.get("status", "active")
     tail = "" if status == "active" else f"  [{status}]"
-    return f"{item['id']}  {measure:<8}  {item.get('name', '')}{tail}"
+    # "anti-" ids are one longer than "pat-" ids: pad so the columns line up.
+    return f"{item['id']:<17}  {measure:<8}  {item.get('name', '')}{tail}"
 
 
 @click.group(name="patterns", invoke_without_command=True)

@@ -84,8 +84,8 @@ def test_list_orders_and_filters(run: Run) -> None:
     result = run("patterns")
     assert result.exit_code == 0
     assert result.stdout == (
-        f"{high}  0.90      Cache wheels\n"
-        f"{low}  0.30      Pin versions\n"
+        f"{high}   0.90      Cache wheels\n"
+        f"{low}   0.30      Pin versions\n"
         f"{warned}  critical  Sleep in tests\n"
     )
     items = ok_json(run, "patterns", "list", "--type", "patterns", "--category", "build")
