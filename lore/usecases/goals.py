@@ -9,6 +9,7 @@ keeps the file's hand edits.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import Any
 
 from lore import clock
@@ -25,6 +26,7 @@ from lore.components.intent import (
 )
 from lore.components.patterns import SEVERITY_RANK
 from lore.errors import DuplicateError, InvalidInputError, NotFoundError, UsageError
+from lore.storage.lock import locked
 from lore.store import Store
 
 
@@ -197,7 +199,6 @@ def update_goal(
     ):
         raise UsageError("nothing to update: give at least one change (see --help)")
     get_goal(store, goal_id)
-    deps = _dependencies(store, goal_id, depends_on)
 
     def change(state: dict[str, Any]) -> dict[str, Any]:
         changes: dict[str, Any] = {}
@@ -227,7 +228,11 @@ def update_goal(
             changes["depends_on"] = current + added
         return changes
 
-    record = store.update(goal_id, change)
+    # A new dependency is checked and written under the goals' folder lock (which every
+    # such update and every new goal takes), so two updates cannot close a cycle together.
+    with locked(store.location(Goal)) if depends_on else nullcontext():
+        deps = _dependencies(store, goal_id, depends_on)
+        record = store.update(goal_id, change)
     assert isinstance(record, Goal)
     return {
         "ok": True,

@@ -306,3 +306,33 @@ def test_resume_shows_completion(run: Run) -> None:
         }
     ]
     assert f"- Ship [1/2 criteria] ({gid})" in run("resume").stdout.splitlines()
+
+
+def test_concurrent_updates_never_close_a_cycle(run: Run, data_dir: Path) -> None:
+    import multiprocessing
+
+    from lore.errors import InvalidInputError
+    from lore.store import Store
+    from lore.usecases.goals import update_goal
+
+    a, b = create(run, "A goal"), create(run, "B goal")
+    fork = multiprocessing.get_context("fork")
+    barrier = fork.Barrier(2)
+    results = fork.Queue()
+
+    def depend(goal: str, on: str) -> None:
+        barrier.wait(10)
+        try:
+            update_goal(Store(data_dir), goal, depends_on=[on])
+            results.put("ok")
+        except InvalidInputError:
+            results.put("cycle")
+
+    workers = [fork.Process(target=depend, args=pair) for pair in ((a, b), (b, a))]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(30)
+    assert sorted(results.get(timeout=5) for _ in workers) == ["cycle", "ok"]
+    deps = [ok_json(run, "goal", "show", g)["depends_on"] for g in (a, b)]
+    assert sorted(deps) == [[], [a]] or sorted(deps) == [[], [b]]
