@@ -71,6 +71,8 @@ FLAGS = {
 NOT_FLAGS = frozenset({"id", "timestamp", "v", "tags", "project", "extra"})
 EVIDENCE_LEVELS = ("preliminary", "confirmed", "contested", "superseded")
 DEDUPE_KINDS = ("decision", "pattern", "anti-pattern")
+# Kinds checked for near-duplicates by their own commands, not by capture (no index titles).
+OTHER_DEDUPE_KINDS = ("goal",)
 SIMILARITY_THRESHOLD = 92.0  # rapidfuzz token_sort_ratio, 0-100
 
 
@@ -292,21 +294,29 @@ def check(record: Record, *, allow_secret: bool = False) -> None:
         name, message = problems[0]
         raise InvalidInputError(f"{record.kind} {name} {message}", field=name, kind=record.kind)
     if not allow_secret:
-        from lore.secrets import scan_fields
-
         data = record.to_dict()
         for key in ("id", "timestamp", "v", "git_commit"):
             data.pop(key, None)
-        findings = scan_fields(data)
-        if findings:
-            first = findings[0]
-            raise SecretError(
-                f"refusing to write: {first.field} looks like it holds a secret ({first.kind}); "
-                "remove it, or pass --allow-secret if this is not a real credential",
-                field=first.field,
-                secret=first.rule,
-                findings=[{"field": f.field, "rule": f.rule, "kind": f.kind} for f in findings],
-            )
+        gate(data)
+
+
+def gate(data: dict[str, Any]) -> None:
+    """The secrets gate: refuse ``data`` (field -> text) if a value looks like a credential.
+
+    Every path that writes new text calls this (through :func:`check` for new records).
+    """
+    from lore.secrets import scan_fields
+
+    findings = scan_fields(data)
+    if findings:
+        first = findings[0]
+        raise SecretError(
+            f"refusing to write: {first.field} looks like it holds a secret ({first.kind}); "
+            "remove it, or pass --allow-secret if this is not a real credential",
+            field=first.field,
+            secret=first.rule,
+            findings=[{"field": f.field, "rule": f.rule, "kind": f.kind} for f in findings],
+        )
 
 
 def check_references(store: Store, record: Record) -> None:
@@ -331,13 +341,13 @@ def find_duplicate(store: Store, record: Record, *, ignore: Iterable[str] = ()) 
 
     ``ignore``: ids that do not count (the decision a new one supersedes).
     """
-    if record.kind not in DEDUPE_KINDS:
+    if record.kind not in DEDUPE_KINDS and record.kind not in OTHER_DEDUPE_KINDS:
         return None
     target = normalize(record.title)
     if not target:
         return None
     skip = set(ignore)
-    index = warm_index(store, record.kind)
+    index = warm_index(store, record.kind) if record.kind in DEDUPE_KINDS else None
     if index is not None:  # a warm index holds every title: no log to read
         return _duplicate_in_index(store, index, record.kind, target, skip)
     title_field = record.KIND.title

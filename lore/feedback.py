@@ -18,12 +18,11 @@ from lore import clock
 from lore.components.failures import RULE_OF_THREE, Failure, canonical_type, near_types
 from lore.components.graph import Edge
 from lore.components.journal import Decision
-from lore.components.patterns import AntiPattern, Pattern
+from lore.components.patterns import AntiPattern, Pattern, validated
 from lore.errors import InvalidInputError, UsageError
 from lore.store import Store
 
 RESOLVED_OUTCOMES = ("successful", "revised", "abandoned")
-CONFIDENCE_STEP = 0.1  # what one successful linked decision adds to a pattern's confidence
 PITFALL_PREFIX = "PITFALL: "
 MAX_FAILURE_IDS = 20  # newest failure ids kept on a pitfall
 
@@ -124,8 +123,7 @@ def resolve(
             def bump(state: dict[str, Any], seen: dict[str, float] = seen) -> dict[str, Any]:
                 # Read and raise under the pattern's lock: concurrent reviews never lose a step.
                 seen["from"] = float(state.get("confidence") or 0.0)
-                # 6 places: drops float noise (0.7 + 0.1) yet keeps the step exact (0.333).
-                seen["to"] = round(min(1.0, seen["from"] + CONFIDENCE_STEP), 6)
+                seen["to"] = validated(seen["from"])  # the same rule as `lore patterns validate`
                 return {
                     "confidence": seen["to"],
                     "validations": int(state.get("validations") or 0) + 1,

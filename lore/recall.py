@@ -15,7 +15,7 @@ from typing import Any
 from lore import clock, search
 from lore.components.failures import Failure
 from lore.components.intent import Goal
-from lore.components.patterns import SEVERITY_RANK, AntiPattern, Pattern
+from lore.components.patterns import SEVERITY_RANK, Pattern
 from lore.errors import UsageError
 from lore.index import SEARCH_KINDS, Index, note_recalled, open_index, recall_counts
 from lore.model import Record, kind_class
@@ -410,33 +410,6 @@ def _belongs(record: Record, project: str | None, *, unowned: bool = False) -> b
     if not project or record.project == project or project in record.tags:
         return True
     return unowned and not record.project
-
-
-def patterns(
-    store: Store, query: str | None, *, project: str | None, limit: int = DEFAULT_LIMIT
-) -> dict[str, Any]:
-    """Patterns and anti-patterns for a situation (``query``), or the project's best ones."""
-    if query and query.strip():
-        found = recall(
-            store, query, kinds=("pattern", "anti-pattern"), here=project, limit=0, remember=False
-        )
-        pats = [h.to_dict() for h in found if h.record.kind == "pattern"]
-        antis = [h.to_dict() for h in found if h.record.kind == "anti-pattern"]
-    else:
-        ps = [p for p in store.of(Pattern) if _belongs(p, project, unowned=True)]
-        ps.sort(key=lambda p: (p.confidence, p.validations, p.timestamp), reverse=True)
-        ans = [a for a in store.of(AntiPattern) if _belongs(a, project, unowned=True)]
-        ans.sort(key=lambda a: a.timestamp, reverse=True)
-        ans.sort(key=lambda a: SEVERITY_RANK.get(a.severity, 9))
-        pats = [result_dict(p) for p in ps]
-        antis = [result_dict(a) for a in ans]
-    cut = slice(0, limit or None)
-    return {
-        "query": query or None,
-        "project": project,
-        "patterns": pats[cut],
-        "anti_patterns": antis[cut],
-    }
 
 
 def failures(

@@ -266,6 +266,8 @@ def test_build_pattern_exact() -> None:
         "validations": 0,
         "examples": ["a, b", "c"],
         "status": "active",
+        "flags": [],
+        "inverted_to": None,
         "session_id": None,
         "project": None,
         "source": "manual",

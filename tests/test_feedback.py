@@ -182,6 +182,7 @@ def test_promote_creates_then_updates_one_pitfall_keeping_comments(
         "severity": "medium",
         "category": "failure",
         "status": "active",
+        "inverted_from": None,
         "session_id": None,
         "project": None,
         "source": "promote-failure",

@@ -161,3 +161,10 @@ def _stdin_ready(timeout: float) -> bool:
     except (OSError, ValueError):
         return True
     return bool(ready)
+
+
+def wants_json(as_json: bool) -> bool:
+    """A subcommand's ``--json``, or its group's (``lore goal --json show ID``): click
+    shares ``ctx.meta`` along the chain, and ``json_option`` marks it there."""
+    ctx = click.get_current_context(silent=True)
+    return as_json or bool(ctx is not None and ctx.meta.get("lore.json"))

@@ -204,9 +204,10 @@ def _recall(
 
 
 def _patterns(app: App, text: str, project: str | None, limit: int, as_json: bool) -> None:
-    from lore.recall import patterns
+    """``recall --patterns`` and ``lore suggest``: one use case, one rendering."""
+    from lore.usecases.patterns import suggest
 
-    doc = patterns(app.store, text or None, project=_here(project), limit=limit)
+    doc = suggest(app.store, text or None, project=_here(project), limit=limit)
     if as_json:
         emit_json(doc)
         return

@@ -68,6 +68,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "validations": 0,
         "examples": [],
         "status": "active",
+        "flags": [],
+        "inverted_to": None,
     },
     "anti-pattern": {
         "name": "TEXT",
@@ -77,6 +79,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "severity": "medium",
         "category": "",
         "status": "active",
+        "inverted_from": None,
     },
     "failure": {"error_type": "", "error_message": "TEXT", "tool": "", "step": ""},
     "observation": {"content": "TEXT", "status": "raw"},

@@ -191,6 +191,8 @@ def test_learn_writes_one_yaml_document(run: Run, data_dir: Path) -> None:
         "  - a, b\n"
         "  - c\n"
         "status: active\n"
+        "flags: []\n"
+        "inverted_to:\n"
         "session_id:\n"
         "project:\n"
         "source: manual\n"
