@@ -67,8 +67,12 @@ FLAGS = {
     "lesson_learned": "--lesson",
     "related_decisions": "--related",
 }
+# Record fields capture sets itself: no flag may set them.
+NOT_FLAGS = frozenset({"id", "timestamp", "v", "tags", "project", "extra"})
 EVIDENCE_LEVELS = ("preliminary", "confirmed", "contested", "superseded")
 DEDUPE_KINDS = ("decision", "pattern", "anti-pattern")
+# Kinds checked for near-duplicates by their own commands, not by capture (no index titles).
+OTHER_DEDUPE_KINDS = ("goal",)
 SIMILARITY_THRESHOLD = 92.0  # rapidfuzz token_sort_ratio, 0-100
 
 
@@ -180,20 +184,18 @@ def build(
     warnings: list[str] = []
     names = set(cls.field_names())
     values: dict[str, Any] = {}
-    ignored = []
+    foreign = []
     for key, value in fields.items():
         if value in (None, "", [], ()):
             continue
         if key == "supersedes" and kind == "decision":
             continue  # handled by capture(): it revises the older decision
-        if key not in names or key in ("id", "timestamp", "v", "tags", "project"):
-            ignored.append(key)
+        if key not in names or key in NOT_FLAGS:
+            foreign.append(key)
             continue
         values[key] = value
-    if ignored:
-        flags = ", ".join(sorted(FLAGS.get(k, "--" + k.replace("_", "-")) for k in ignored))
-        article = "an" if kind[0] in "aeiou" else "a"
-        warnings.append(f"ignored {flags}: not a field of {article} {kind}")
+    if foreign:
+        raise UsageError(_foreign_message(kind, foreign), kind=kind)
     text = text.strip()
     if kind == "decision":
         from lore.components.journal import extract_entities, parse_inline, unique
@@ -247,6 +249,28 @@ def build(
     return Captured(record, warnings)
 
 
+def takes(kind: str, field: str) -> bool:
+    """Whether a capture of ``kind`` takes the field flag ``field``."""
+    if field == "supersedes":
+        return kind == "decision"
+    return field not in NOT_FLAGS and field in kind_class(kind).field_names()
+
+
+def flag_name(field: str) -> str:
+    """The command-line flag that sets ``field`` (``lesson_learned``: ``--lesson``)."""
+    return FLAGS.get(field, "--" + field.replace("_", "-"))
+
+
+def _foreign_message(kind: str, foreign: Sequence[str]) -> str:
+    """``not a flag of a failure: --solution (pattern); nothing was written``."""
+    parts = []
+    for key in sorted(foreign, key=flag_name):
+        owners = [k for k in CAPTURE_KINDS if takes(k, key)]
+        parts.append(f"{flag_name(key)} ({', '.join(owners)})" if owners else flag_name(key))
+    article = "an" if kind[0] in "aeiou" else "a"
+    return f"not a flag of {article} {kind}: {', '.join(parts)}; nothing was written"
+
+
 def _number(value: Any, name: str, kind: str) -> float:
     try:
         number = float(value)
@@ -273,13 +297,14 @@ def check(record: Record, *, allow_secret: bool = False) -> None:
         data = record.to_dict()
         for key in ("id", "timestamp", "v", "git_commit"):
             data.pop(key, None)
-        refuse_secrets(data)
+        gate(data)
 
 
-def refuse_secrets(data: dict[str, Any]) -> None:
-    """The secrets gate: refuse (exit 7) when any string in ``data`` looks like a credential.
+def gate(data: dict[str, Any]) -> None:
+    """The secrets gate: refuse ``data`` (field -> text) if a value looks like a credential.
 
-    ``check`` runs it on every new record; revisions run it on the text they add."""
+    Every path that writes new text calls this (through :func:`check` for new records).
+    """
     from lore.secrets import scan_fields
 
     findings = scan_fields(data)
@@ -316,13 +341,13 @@ def find_duplicate(store: Store, record: Record, *, ignore: Iterable[str] = ()) 
 
     ``ignore``: ids that do not count (the decision a new one supersedes).
     """
-    if record.kind not in DEDUPE_KINDS:
+    if record.kind not in DEDUPE_KINDS and record.kind not in OTHER_DEDUPE_KINDS:
         return None
     target = normalize(record.title)
     if not target:
         return None
     skip = set(ignore)
-    index = warm_index(store, record.kind)
+    index = warm_index(store, record.kind) if record.kind in DEDUPE_KINDS else None
     if index is not None:  # a warm index holds every title: no log to read
         return _duplicate_in_index(store, index, record.kind, target, skip)
     title_field = record.KIND.title
@@ -441,6 +466,10 @@ def capture(
     if not text or not text.strip():
         raise UsageError("nothing to capture: the text is empty")
     name = route(kind, fields)
+    if name == "failure" and isinstance(fields.get("error_type"), str):
+        from lore.components.failures import canonical_type
+
+        fields["error_type"] = canonical_type(fields["error_type"].strip())
     captured = build(
         name,
         text,
@@ -454,6 +483,10 @@ def capture(
     record = captured.record
     check(record, allow_secret=allow_secret)
     check_references(store, record)
+    if name == "failure":
+        from lore.failure_rules import type_warnings
+
+        captured.warnings.extend(type_warnings(store, record))
     supersedes = fields.get("supersedes") if name == "decision" else None
     if supersedes:
         old = store.get(supersedes)

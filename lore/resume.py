@@ -171,6 +171,7 @@ def resume(
             "priority": g.priority,
             "criteria_met": g.criteria_met[0],
             "criteria_total": g.criteria_met[1],
+            "completion": g.completion,
         }
         for g in map(view.read, goals[:MAX_GOALS])
     ]

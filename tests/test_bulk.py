@@ -55,6 +55,8 @@ FULL: dict[str, dict[str, Any]] = {
         "validations": 3,
         "examples": ["retry(3), then fail"],
         "status": "active",
+        "flags": [{"timestamp": "2024-05-07T00:00:00.000000Z", "type": "obsolete", "reason": "v2"}],
+        "inverted_to": None,
     },
     "anti-pattern": {
         "id": "anti-0123456789ab",
@@ -66,6 +68,7 @@ FULL: dict[str, dict[str, Any]] = {
         "severity": "high",
         "category": "testing",
         "status": "active",
+        "inverted_from": None,
     },
     "failure": {
         "id": "fail-0123456789ab",

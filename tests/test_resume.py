@@ -141,6 +141,7 @@ def test_goals_active_by_priority_with_criteria(store: Store) -> None:
                 priority="critical",
                 criteria=[{"text": "a", "met": True}, {"text": "b", "met": True}, {"text": "c"}],
             ),
+            # Written before goal commands: "achieved" reads as "completed", not open.
             Goal(id="goal-000000000003", timestamp=ts(3), title="Done", status="achieved"),
         ]
     )
@@ -151,6 +152,7 @@ def test_goals_active_by_priority_with_criteria(store: Store) -> None:
             "priority": "critical",
             "criteria_met": 2,
             "criteria_total": 3,
+            "completion": "2/3",
         },
         {
             "id": "goal-000000000001",
@@ -158,6 +160,7 @@ def test_goals_active_by_priority_with_criteria(store: Store) -> None:
             "priority": "low",
             "criteria_met": 0,
             "criteria_total": 0,
+            "completion": "0/0",
         },
     ]
 

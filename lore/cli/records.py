@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from lore.cli._app import App
-from lore.cli._output import console, echo, emit_json, json_option, warn
+from lore.cli._output import console, echo, emit_json, is_terminal, json_option, style, warn
 
 pass_app = click.make_pass_decorator(App)
 
@@ -115,7 +115,11 @@ def list_cmd(
 
     KIND is one of decision, pattern, anti-pattern, failure, observation,
     evidence, goal, session, project, concept, edge (plurals work too).
-    With --json, prints an array of records exactly as stored.
+    On a terminal: a table (id, when, title). To a pipe or file: one record per
+    line, "ID<TAB>YYYY-MM-DD HH:MM<TAB>TITLE", no header, never wrapped (the
+    title's whitespace collapsed to single spaces; FORCE_COLOR makes the id bold).
+    With --json, prints an array
+    of records exactly as stored.
     """
     from lore.api import list_records
     from lore.model import kind_class
@@ -129,6 +133,12 @@ def list_cmd(
         return
     if not records:
         echo(f"no {kind_class(kind).KIND.name} records")
+        return
+    if not is_terminal():
+        # A pipe or file: one record per line, tab-separated, never wrapped or padded.
+        for record in records:
+            when = record.timestamp[:16].replace("T", " ")
+            echo(f"{style(record.id, bold=True)}\t{when}\t{' '.join(record.title.split())}")
         return
     from rich.table import Table
 

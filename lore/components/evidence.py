@@ -29,7 +29,7 @@ class Evidence(Record):
 
     @property
     def hidden(self) -> bool:
-        return self.confidence == "superseded"
+        return self.confidence == "superseded" or super().hidden
 
 
 def check_confidence(value: str | None) -> str | None:

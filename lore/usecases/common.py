@@ -37,9 +37,9 @@ def reply(record: Record, **more: Any) -> dict[str, Any]:
 
 
 def gate(changes: dict[str, Any], *, allow_secret: bool = False) -> None:
-    """The secrets gate for what a revision writes (capture's ``refuse_secrets``, exit 7);
+    """The secrets gate for what a revision writes (capture's ``gate``, exit 7);
     the store checks the changed fields against the schema itself."""
     if not allow_secret:
-        from lore.capture import refuse_secrets
+        from lore.capture import gate as refuse
 
-        refuse_secrets(changes)
+        refuse(changes)

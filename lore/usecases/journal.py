@@ -188,14 +188,22 @@ def link(store: Store, a: str, b: str) -> dict[str, Any]:
 def retract(
     store: Store, decision_id: str, *, reason: str | None = None, allow_secret: bool = False
 ) -> dict[str, Any]:
-    """Withdraw a decision (``lore retract`` for decisions only); refused when it already is."""
+    """Withdraw a decision (``lore retract`` for decisions only, the same reply); refused
+    when it already is. The reason passes the secrets gate."""
     from lore.api import retract as withdraw
 
     decision(store, decision_id)
     if reason:
         gate({"reason": reason}, allow_secret=allow_secret)
-    record, _ = withdraw(store, decision_id, reason=reason)
-    return reply(record)
+    record, when = withdraw(store, decision_id, reason=reason)
+    return {
+        "ok": True,
+        "id": record.id,
+        "type": record.kind,
+        "timestamp": record.timestamp,
+        "retracted_at": when,
+        "record": record.to_dict(),
+    }
 
 
 def supersede(store: Store, old_id: str, new_id: str) -> dict[str, Any]:

@@ -330,10 +330,26 @@ def test_link_refusals(run: Run, three: list[str], data_dir: Path) -> None:
 
 
 def test_retract_and_retract_again(run: Run, three: list[str], data_dir: Path) -> None:
-    reply = ok_json(run("journal", "retract", three[0], "--reason", "wrong tool", "--json"))
-    assert (reply["id"], reply["record"]["status"]) == (three[0], "retracted")
-    last = lines(data_dir)[-1]
-    assert (last["set"]["status"], last["reason"]) == ("retracted", "wrong tool")
+    reply = ok_json(
+        run(
+            "journal",
+            "retract",
+            three[0],
+            "--reason",
+            "wrong tool",
+            "--json",
+            env={"LORE_NOW": NOW},
+        )
+    )
+    assert list(reply) == ["ok", "id", "type", "timestamp", "retracted_at", "record"]
+    assert (reply["id"], reply["timestamp"], reply["retracted_at"]) == (three[0], T1, NOW)
+    assert reply["record"]["status"] == "retracted"
+    assert lines(data_dir)[-1] == {
+        "_op": "revise",
+        "id": three[0],
+        "timestamp": NOW,
+        "set": {"status": "retracted", "retracted_at": NOW, "retraction_reason": "wrong tool"},
+    }
     before = snapshot(data_dir)
     again = run("journal", "retract", three[0], "--json")
     assert (again.exit_code, json.loads(again.stdout)["error"]) == (
