@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from lore.components.inbox import PROMOTE_TO, Observation, check_status, check_triage
-from lore.errors import UsageError
+from lore.errors import InvalidInputError, UsageError
 from lore.model import kind_class
 from lore.store import Store
 from lore.usecases.common import gate, get_kind, reply
@@ -69,7 +69,15 @@ def promote(
         check_triage(Observation.from_dict(state))  # a concurrent promote got there first
         return {"status": "promoted", "promoted_to": target.id}
 
-    updated = store.update(observation.id, mark)
+    try:
+        updated = store.update(observation.id, mark)
+    except InvalidInputError:
+        # Another promote (or a discard) won the race: withdraw the record made here, so
+        # the observation leads to one target only, and say what happened to it.
+        from lore.api import retract
+
+        retract(store, target.id, reason=f"{observation.id} was triaged by another writer")
+        raise
     return {
         "ok": True,
         "id": observation.id,

@@ -202,3 +202,28 @@ def test_discard(run: Run, two: list[str], data_dir: Path) -> None:
     assert run("inbox", "discard", "obs-000000000000", "--reason", "x").exit_code == 3
     assert run("inbox", "discard", two[0]).exit_code == 2  # --reason is required
     assert snapshot(data_dir) == before
+
+
+def test_a_promote_that_loses_a_race_withdraws_its_target(
+    run: Run, two: list[str], data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import lore.capture
+
+    real = lore.capture.capture
+    made: list[str] = []
+
+    def capture_then_lose(store: Any, *args: Any, **kwargs: Any) -> Any:
+        captured = real(store, *args, **kwargs)
+        made.append(captured.record.id)
+        store.revise(two[0], {"status": "discarded", "discard_reason": "someone else"})
+        return captured
+
+    monkeypatch.setattr(lore.capture, "capture", capture_then_lose)
+    result = run("inbox", "promote", two[0], "--to", "decision", "--json")
+    assert result.exit_code == 4
+    assert json.loads(result.stdout)["error"] == f"{two[0]} was discarded (someone else)"
+    [target] = made
+    shown = json.loads(run("show", target, "--json").stdout)
+    assert (shown["status"], shown["derived_from"]) == ("retracted", two[0])
+    assert shown["retraction_reason"] == f"{two[0]} was triaged by another writer"
+    assert json.loads(run("show", two[0], "--json").stdout)["status"] == "discarded"
