@@ -208,7 +208,9 @@ def _recall(
         return
     for hit in found:
         item = hit.to_dict()
-        echo(_line(item, score=True))
+        title = hit.title or _title(item)  # paths in it relative to the repository
+        head = style(f"{item['type']} {item['id']}", bold=True)
+        echo(f"{item['score']:.2f}  {head}  {title}")
         if hit.snippet:
             echo(style(f"      {hit.snippet}", dim=True))
         if explain:
@@ -269,9 +271,10 @@ def _graph_recall(
 
 
 def _patterns(app: App, text: str, project: str | None, limit: int, as_json: bool) -> None:
-    from lore.recall import patterns
+    """``recall --patterns`` and ``lore suggest``: one use case, one rendering."""
+    from lore.usecases.patterns import suggest
 
-    doc = patterns(app.store, text or None, project=_here(project), limit=limit)
+    doc = suggest(app.store, text or None, project=_here(project), limit=limit)
     if as_json:
         emit_json(doc)
         return
