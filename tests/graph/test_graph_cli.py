@@ -181,3 +181,17 @@ def test_validate_reports_a_curated_edge_whose_end_is_gone(
         ("dangling-reference", "edge-e1")
     ]
     assert _json(run("graph", "neighbors", "dec-a1", "--json"))["neighbors"] == []
+
+
+def test_validate_warns_about_an_unknown_relation(run: Callable[..., Result], put: Any) -> None:
+    put("decision", id="dec-a1", decision="x")
+    put("decision", id="dec-a2", decision="y")
+    put("edge", id="edge-e1", src="dec-a1", dst="dec-a2", relation="likes")
+    put("edge", id="edge-e2", src="dec-a1", dst="dec-a2", relation="relatedTo")
+    result = run("validate", "--json")
+    assert result.exit_code == 0  # a warning
+    issues = json.loads(result.stdout)["issues"]
+    assert [(i["code"], i["severity"], i["id"], i["line"]) for i in issues] == [
+        ("unknown-relation", "warning", "edge-e1", 1)
+    ]
+    assert _json(run("graph", "stats", "--json"))["relations"] == {"relates_to": 1}
