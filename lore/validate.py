@@ -471,7 +471,7 @@ class _Checker:
                     continue
                 self.add(ERROR, code, rel, at, message, record.id, field)
 
-    def check_relation(self, record: Record, rel: str, line: int) -> None:
+    def check_relation(self, record: Record, rel: str, line: int | None) -> None:
         from lore.graph.rules import relation_or_none
 
         relation = getattr(record, "relation", None)
