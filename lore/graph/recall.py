@@ -47,7 +47,13 @@ def _record_hit(
 
 
 def expand(
-    store: Store, hits: list[Any], depth: int, *, show_hidden: bool = False, one_shot: bool = False
+    store: Store,
+    hits: list[Any],
+    depth: int,
+    *,
+    show_hidden: bool = False,
+    one_shot: bool = False,
+    kinds: Any = (),
 ) -> tuple[list[Any], dict[str, list[str]]]:
     """The text hits, then the records within ``depth`` edges of them (best hit first)."""
     if depth <= 0 or not hits:
@@ -56,6 +62,7 @@ def expand(
     out = list(hits)
     have = {h.record.id for h in hits}
     via: dict[str, list[str]] = {}
+    wanted = _kinds(kinds) if kinds else None
     for hit in hits:
         for key, (distance, trail) in sorted(
             _walk(snapshot, [hit.record.id], depth).items(), key=lambda kv: (kv[1][0], kv[0])
@@ -67,6 +74,8 @@ def expand(
                 snapshot, store, key, score, {"graph": score, "distance": float(distance)}
             )
             if found is None or (found.record.hidden and not show_hidden):
+                continue
+            if wanted is not None and found.record.kind not in wanted:
                 continue
             have.add(key)
             via[key] = trail
@@ -148,10 +157,19 @@ def graph_recall(
             store, query, limit=limit, show_hidden=show_hidden, one_shot=one_shot, **filters
         )
         if depth:
-            found, more = expand(store, found, depth, show_hidden=show_hidden)
+            found, more = expand(
+                store, found, depth, show_hidden=show_hidden, kinds=filters.get("kinds") or ()
+            )
             via.update(more)
     else:
         hits = recall(store, query, limit=limit, show_hidden=show_hidden, remember=False, **filters)
-        found, via = expand(store, hits, depth, show_hidden=show_hidden, one_shot=one_shot)
+        found, via = expand(
+            store,
+            hits,
+            depth,
+            show_hidden=show_hidden,
+            one_shot=one_shot,
+            kinds=filters.get("kinds") or (),
+        )
     note_recalled(store.root, [h.record.id for h in found])
     return found, via

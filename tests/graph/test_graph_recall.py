@@ -91,3 +91,13 @@ def test_capture_recall_and_resume_never_import_networkx(tmp_path: Path) -> None
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stderr.strip().splitlines()[-1])
     assert report == {"capture": False, "recall": False, "resume": False, "graph": True}
+
+
+def test_kind_filter_applies_to_what_the_graph_adds(
+    run: Callable[..., Result], linked: None
+) -> None:
+    assert _ids(run("recall", "redis", "--graph-depth", "1", "--kind", "decision", "--json")) == [
+        "dec-r1"
+    ]
+    deep = run("recall", "redis session", "--deep", "--kind", "decision", "--json")
+    assert _ids(deep) == ["dec-r1"]
