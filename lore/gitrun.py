@@ -1,7 +1,7 @@
-"""The one place lore runs ``git``: argument lists only (never a shell string), no prompts.
+"""The one place lore runs ``git`` for writing work (``lore sync``): argument lists, never a shell.
 
-``run`` returns git's output or raises ``GitError`` with git's own message; callers
-that expect a non-zero exit (a merge conflict) pass ``check=False``.
+Read-only look-ups on the capture path read ``.git`` directly (``lore.gitinfo``);
+everything that commits, fetches, merges or pushes goes through :func:`git` here.
 """
 
 from __future__ import annotations
@@ -14,21 +14,15 @@ from typing import NamedTuple
 from lore.errors import LoreError
 
 
-class GitError(LoreError):
-    """git is missing, or a git command failed; the message is git's."""
-
-    code = "git"
-
-
 class Done(NamedTuple):
     code: int
     out: str
     err: str
 
 
-def run(root: Path, *args: str, check: bool = True, timeout: float = 120) -> Done:
-    """``git -C root <args>``; output decoded as UTF-8 (bad bytes replaced)."""
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_MERGE_AUTOEDIT": "no", "LC_ALL": "C"}
+def git(root: Path, *args: str, check: bool = True, timeout: float = 120) -> Done:
+    """Run ``git -C root ARGS...``; raise LoreError naming the command when it fails."""
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
     try:
         done = subprocess.run(
             ["git", "-C", str(root), *args],
@@ -36,22 +30,25 @@ def run(root: Path, *args: str, check: bool = True, timeout: float = 120) -> Don
             text=True,
             encoding="utf-8",
             errors="replace",
+            stdin=subprocess.DEVNULL,
             env=env,
             timeout=timeout,
             check=False,
-            stdin=subprocess.DEVNULL,
         )
     except FileNotFoundError:
-        raise GitError("git is not installed") from None
+        raise LoreError("git is not installed; lore sync needs it") from None
     except subprocess.TimeoutExpired:
-        raise GitError(f"git {args[0]} took longer than {timeout:g}s; stopped") from None
+        raise LoreError(f"git {args[0]} did not finish within {timeout:.0f} s") from None
     result = Done(done.returncode, done.stdout, done.stderr)
-    if check and done.returncode != 0:
-        message = (done.stderr or done.stdout).strip().splitlines()
-        raise GitError(f"git {args[0]} failed: {message[-1] if message else done.returncode}")
+    if check and result.code != 0:
+        raise LoreError(f"git {args[0]} failed: {reason(result)}", git_exit=result.code)
     return result
 
 
-def out(root: Path, *args: str) -> str:
-    """The stripped output of a git command that must succeed."""
-    return run(root, *args).out.strip()
+def reason(done: Done) -> str:
+    """git's own one-line reason: its first ``fatal:``/``error:`` line, else its last line."""
+    lines = [line.strip() for line in (done.err or done.out).splitlines() if line.strip()]
+    for line in lines:
+        if line.startswith(("fatal:", "error:")):
+            return line.split(":", 1)[1].strip()
+    return lines[-1] if lines else f"exit {done.code}"

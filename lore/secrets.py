@@ -133,9 +133,8 @@ def gate(fields: Mapping[str, Any], *, allow_secret: bool = False) -> None:
     from lore.errors import SecretError
 
     first = findings[0]
-    article = "an" if first.kind[:1].lower() in "aeiou" else "a"
     raise SecretError(
-        f"refusing to write: {first.field} looks like it holds {article} {first.kind}; "
+        f"refusing to write: {first.field} looks like it holds a secret ({first.kind}); "
         "remove it, or pass --allow-secret if this is not a real credential",
         field=first.field,
         secret=first.rule,

@@ -1,54 +1,62 @@
-"""``lore sync``: commit, integrate and push the data root's git repository."""
+"""``lore sync``: commit, pull and push a git data root, and say what moved."""
 
 from __future__ import annotations
 
 import click
 
 from lore.cli._app import App
-from lore.cli._output import echo, emit_json, json_option
+from lore.cli._output import echo, emit_json, json_option, note
 
 pass_app = click.make_pass_decorator(App)
 
 
 @click.command(name="sync")
 @click.option(
-    "--strategy",
-    type=click.Choice(["rebase", "merge"]),
+    "--rebase",
+    "mode",
+    flag_value="rebase",
     default=None,
-    help="How to integrate the remote's commits (default: LORE_SYNC_STRATEGY, else rebase).",
+    help="Pull with rebase (default: merge, or git config lore.syncMode).",
 )
-@click.option("--no-push", is_flag=True, help="Commit and integrate, but do not push.")
+@click.option("--merge", "mode", flag_value="merge", help="Pull with a merge commit.")
+@click.option("--no-push", is_flag=True, help="Commit and pull only.")
+@click.option("-m", "--message", help="Commit message (default: generated from the counts).")
 @json_option
 @pass_app
-def sync_cmd(app: App, strategy: str | None, no_push: bool, as_json: bool) -> None:
-    """Commit the data root's changes, pull the remote's and push; report what moved.
+def sync_cmd(app: App, mode: str | None, no_push: bool, message: str | None, as_json: bool) -> None:
+    """Commit lore's changes in a git data root, pull, push; report what moved.
 
-    In a data root made with `lore init --git`: stages and commits lore's own
-    files (the component folders, .gitattributes, .gitignore) with a generated
-    message ("lore sync: 3 new records, 1 change"), fetches, integrates the
-    upstream branch by rebase or merge (logs merge by union, so two clones that
-    both captured never conflict), and pushes. Records received and sent are
-    counted from git's diffs. When git needs a person (two clones changed the
-    same field of the same document), the rebase or merge is undone, nothing
-    changes, and the conflicted files are named (exit 1, code "conflict").
+    The data root must be a git repository of its own (`lore init --git`, then a
+    remote and an upstream branch). lore commits everything pending under the root
+    with a generated message, fetches, merges (or rebases) the upstream branch,
+    which the union merge of the logs makes conflict-free for records, and pushes.
+    Without an upstream it only commits. When git cannot merge by itself (a
+    document changed on both sides), lore aborts the merge, names the files and
+    exits 8: your commit is kept and nothing is lost.
 
     \b
-    Examples:
-      lore sync
-      lore sync --strategy merge --json
+    Text: one line each for committed, received and sent records.
+    --json: {"ok", "root", "mode", "upstream", "committed": {"commit", "records",
+    "revisions", "kinds"}, "received": {...}, "sent": {...}, "pulled", "pushed"}.
     """
-    from lore.upkeep.sync import sync
+    from lore.sync import describe, sync
 
-    result = sync(app.store, strategy=strategy, push=not no_push)
+    result = sync(app.store.path, mode=mode, push=not no_push, message=message)
     if as_json:
-        emit_json(result.to_dict())
+        emit_json(result)
         return
-    if result.committed:
-        echo(f"committed {result.committed[:12]}: {result.message}")
-    if result.remote is None:
-        echo("no remote: changes committed locally only")
+    committed = result["committed"]
+    if committed["commit"]:
+        echo(f"committed {committed['commit'][:10]}: {describe(committed)}")
+    else:
+        echo("committed nothing: no pending changes")
+    if result["upstream"] is None:
+        note("no upstream branch: committed locally only (git push -u REMOTE BRANCH sets one)")
         return
-    got, sent = result.received, result.sent
-    echo(f"received {got.records} records, {got.changes} changes from {result.remote}")
-    verb = "sent" if result.pushed else "not pushed"
-    echo(f"{verb} {sent.records} records, {sent.changes} changes")
+    echo(f"received {describe(result['received'])} from {result['upstream']}")
+    if result["pushed"]:
+        echo(f"sent {describe(result['sent'])} to {result['upstream']}")
+    elif no_push:
+        echo("sent nothing: --no-push")
+    else:
+        echo(f"sent nothing: {result['upstream']} already has every commit")

@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from lore import clock
 from lore.errors import LoreError
 from lore.model import Dir, Log, Record, kind_class
 from lore.store import Store, fold, read_fast
@@ -31,12 +32,14 @@ SEARCH_KINDS = (
 DEDUPE_KINDS = ("decision", "pattern", "anti-pattern")  # as lore.capture checks them
 
 # Per-record columns and their array typecodes: time (epoch seconds), project code,
-# static importance, weighted length, the creation line's byte offset and length (logs;
-# -1 for documents), the failure group (error type) code and the session_id code.
+# static importance, a decision's resume weight, weighted length, the creation line's
+# byte offset and length (logs; -1 for documents), the failure group (error type) code
+# and the session_id code.
 _ARRAYS = {
     "ts": "d",
     "proj": "I",
     "imp": "f",
+    "dw": "f",
     "dl": "I",
     "off": "q",
     "ln": "I",
@@ -78,6 +81,7 @@ class Columns:
         self.ts = array("d")
         self.proj = array("I")
         self.imp = array("f")
+        self.dw = array("f")  # a decision's resume weight (write.decision_weight), else 0
         self.dl = array("I")
         self.off = array("q")
         self.ln = array("I")
@@ -103,6 +107,9 @@ class Columns:
         self._docs: dict[tuple[str, bool, bool], list[int]] = {}  # docs() answers
         self._kind_bytes: bytes | None = None  # the kinds column as bytes, for docs()
         self.changed = False
+        # Who numbered these records: a new index, or a compaction, draws a new one, so a
+        # reader that remembers record numbers (the graph snapshot) knows they moved.
+        self.build = clock.new_id("index")
 
     def _thaw(self) -> None:
         """Copy the memory-mapped columns into growable arrays, before the first change."""

@@ -45,7 +45,7 @@ def test_secret_message_is_the_documented_one(run: Run) -> None:
     tutorial = (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8")
     assert f"lore: error: {example['error']}\n" in tutorial
     assert result.stderr == f"lore: error: {example['error']}\n"
-    assert "looks like it holds a <kind>;" in CONTRACT
+    assert "looks like it holds a secret (<kind>);" in CONTRACT
 
 
 def test_import_json_key_order_is_the_documented_one(run: Run, tmp_path: Path) -> None:

@@ -39,18 +39,20 @@ def validate(root: Path) -> dict[str, Any]:
 # --- concurrency ------------------------------------------------------------------------------
 
 
-def _commands(worker: int, i: int) -> list[str]:
+def _commands(worker: int, i: int, shared: str) -> list[str]:
     tag = os.urandom(6).hex()
     return [
         ["observe", f"w{worker} note {i} {tag}"],
-        ["remember", f"Adopt {tag} for w{worker} step {i}", "--force", "-t", "shared"],
+        ["remember", f"Adopt {tag} for w{worker} step {i}", "--force", "-r", f"per {shared}"],
         ["fail", "Timeout", f"w{worker} timeout {i} {tag}"],
         ["learn", f"Pattern {tag} w{worker} {i}", "--force"],
         ["capture", "--evidence", f"w{worker} measured {i} {tag}"],
     ][i % 5]
 
 
-def _capture_worker(barrier: Any, worker: int, root: str, count: int, every: int, out: str) -> None:
+def _capture_worker(
+    barrier: Any, worker: int, root: str, count: int, every: int, out: str, shared: str
+) -> None:
     os.environ["LORE_DATA_DIR"] = root
     from click.testing import CliRunner
 
@@ -63,7 +65,7 @@ def _capture_worker(barrier: Any, worker: int, root: str, count: int, every: int
     barrier.wait(30)
     for i in range(count):
         env = None
-        args = _commands(worker, i)
+        args = _commands(worker, i, shared)
         if every and i % every == every - 1:
             args = ["handoff", f"w{worker} handoff {i}"]
             env = {"LORE_SESSION_ID": f"session-w{worker}h{i}"}
@@ -74,7 +76,8 @@ def _capture_worker(barrier: Any, worker: int, root: str, count: int, every: int
         reply = json.loads(result.stdout)
         acks.append({"id": reply["id"], "type": reply["type"]})
         if reply["type"] == "decision" and i % 10 == 1:
-            # a pattern validation: every successful review raises the shared pattern
+            # a pattern validation: the decision cites the shared pattern, so every
+            # successful review raises it (a read-modify-write of one document)
             done = runner.invoke(
                 cli, ["review", "--resolve", reply["id"], "--outcome", "successful", "--json"]
             )
@@ -91,14 +94,13 @@ def concurrent_captures(root: Path, workers: int, per_worker: int, every: int) -
     from lore.capture import capture
     from lore.store import Store
 
-    shared = capture(
-        Store(root), "Shared pattern", kind="pattern", tags=["shared"], force=True
-    ).record.id
+    shared = capture(Store(root), "Shared pattern", kind="pattern", force=True).record.id
     barrier = FORK.Barrier(workers)
     outs = [root.parent / f"acks-{w}.json" for w in range(workers)]
     procs = [
         FORK.Process(
-            target=_capture_worker, args=(barrier, w, str(root), per_worker, every, str(outs[w]))
+            target=_capture_worker,
+            args=(barrier, w, str(root), per_worker, every, str(outs[w]), shared),
         )
         for w in range(workers)
     ]
