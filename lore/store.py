@@ -588,11 +588,21 @@ def _stamp(path: Path) -> Any:
     except (FileNotFoundError, NotADirectoryError):
         return None
     if path.is_dir():  # documents may be edited in place: look at every file
+        found = []
         with os.scandir(path) as entries:
-            # The inode too: an atomic replace within one coarse mtime tick keeps the size.
-            return tuple(
-                sorted((e.name, e.inode(), e.stat().st_mtime_ns, e.stat().st_size) for e in entries)
-            )
+            for e in entries:
+                # Dot files are another writer's temporary file or lock sidecar: they
+                # come and go at any moment, and no record lives in them.
+                if e.name.startswith("."):
+                    continue
+                try:
+                    info = e.stat()
+                except FileNotFoundError:  # removed while we looked: not there
+                    continue
+                # The inode too: an atomic replace within one coarse mtime tick keeps
+                # the size.
+                found.append((e.name, e.inode(), info.st_mtime_ns, info.st_size))
+        return tuple(sorted(found))
     return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 

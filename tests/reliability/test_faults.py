@@ -177,3 +177,44 @@ def test_a_parallel_import_under_the_stop_handlers_ends(data_dir: Path, tmp_path
         )
         assert done.returncode == 0, done.stderr
     assert len(workloads.stored_ids(data_dir)) == 400
+
+
+def test_a_document_folder_stamp_ignores_temp_files_that_come_and_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by the 8 x 500 stress run: a reader stat-ing another writer's temporary
+    file just as it was renamed failed with "No such file or directory: .pat-....tmp"."""
+    import os
+
+    from lore import store as store_module
+
+    folder = tmp_path / "patterns"
+    folder.mkdir()
+    (folder / "pat-1.yaml").write_text("name: a\n")
+    temp = folder / ".pat-1.yaml.0a1b2c.tmp"
+    temp.write_text("name: b\n")
+    first = store_module._stamp(folder)
+    temp.unlink()
+    assert store_module._stamp(folder) == first
+    assert [entry[0] for entry in first] == ["pat-1.yaml"]
+
+    real = os.scandir
+
+    class Vanishing:
+        name = "pat-2.yaml"
+
+        def stat(self) -> os.stat_result:
+            raise FileNotFoundError(2, "No such file or directory", str(folder / self.name))
+
+    class Entries:
+        def __init__(self, path: Path) -> None:
+            self.inner = real(path)
+
+        def __enter__(self) -> list[object]:
+            return [*self.inner, Vanishing()]
+
+        def __exit__(self, *exc: object) -> None:
+            self.inner.close()
+
+    monkeypatch.setattr(store_module.os, "scandir", Entries)
+    assert store_module._stamp(folder) == first
