@@ -116,6 +116,12 @@ def test_three_clones_converge_on_the_union(
         who: run("--data-dir", str(root), "export").stdout_bytes for who, root in team.items()
     }
     assert exports["a"] == exports["b"] == exports["c"]
+    graphs = {
+        who: run("--data-dir", str(root), "graph", "export", "--format", "json").stdout_bytes
+        for who, root in team.items()
+    }
+    assert graphs["a"] == graphs["b"] == graphs["c"]
+    assert len(json.loads(graphs["a"])["nodes"]) >= 219
     lines = [json.loads(x) for x in exports["a"].splitlines()]
     ids = [x["id"] for x in lines]
     assert len(ids) == len(set(ids))
