@@ -16,14 +16,15 @@ pass_app = click.make_pass_decorator(App)
     "--repair",
     is_flag=True,
     help="Move unreadable log lines to <log>.quarantine, remove stale temporary files "
-    "and rebuild the derived index. Never deletes a record.",
+    "and rebuild the derived index and graph. Never deletes a record.",
 )
 @json_option
 @pass_app
 def doctor_cmd(app: App, repair: bool, as_json: bool) -> None:
     """Check the data root and its surroundings; exit 4 if an error remains.
 
-    Everything `lore validate` reports, plus: a stale or unreadable derived index,
+    Everything `lore validate` reports, plus: a stale or unreadable derived index
+    or graph snapshot,
     temporary files left by an interrupted write, lock files a running process
     holds (every writer of that file waits for it), and quarantine files waiting
     for a person. --repair moves
@@ -31,7 +32,7 @@ def doctor_cmd(app: App, repair: bool, as_json: bool) -> None:
     torn last line, bytes that are not UTF-8) into `<log>.quarantine` beside the
     log, one JSON line each with its origin (file, line), reason, text and exact
     bytes; then it removes temporary files older than a minute and rebuilds the
-    index. Documents that do not parse, duplicate ids and dangling references
+    index (and the graph snapshot, if there is one). Documents that do not parse, duplicate ids and dangling references
     need a person and are only reported.
 
     \b

@@ -1,10 +1,6 @@
-"""``lore doctor``: everything ``validate`` finds, plus the state around the data, and repair.
-
-Beyond validate: a stale or corrupt derived index, leftover temporary files, held locks
-and quarantine files. ``repair`` moves lines that cannot be read out of their log into
-``<log>.quarantine`` (with their origin), removes stale temporary files and rebuilds the
-derived index. It never deletes a record: a line that parses stays where it is.
-"""
+"""``lore doctor``: validate's report plus the derived data, temporary files, held locks
+and quarantine files around it; ``repair`` quarantines unreadable log lines (never a
+record), removes stale temporary files and rebuilds the index and the graph snapshot."""
 
 from __future__ import annotations
 
@@ -29,7 +25,7 @@ class Finding:
     """Something doctor found beside validate's issues."""
 
     severity: str  # "error", "warning" or "info"
-    code: str  # stale-index, corrupt-index, temp-file, lock-held, quarantine-file
+    code: str  # stale-index, corrupt-index, corrupt-graph, temp-file, lock-held, quarantine-file
     path: str
     message: str
     fixable: bool = False
@@ -72,6 +68,7 @@ def diagnose(store: Store) -> Diagnosis:
     """Validate's report plus doctor's own findings; changes nothing."""
     diagnosis = Diagnosis(validate(store))
     diagnosis.findings.extend(_index_findings(store))
+    diagnosis.findings.extend(_graph_findings(store))
     diagnosis.findings.extend(_file_findings(store))
     return diagnosis
 
@@ -109,6 +106,15 @@ def repair(store: Store) -> Diagnosis:
         repaired.append({"action": "rebuilt", "file": "index", "lines": []})
     except OSError:
         pass  # a read-only cache: lore still works, only slower
+    from lore.graph.snapshot import rebuild as rebuild_graph
+    from lore.graph.snapshot import snapshot_path
+
+    if snapshot_path(store.root).is_file():  # only a graph someone uses: it costs seconds
+        try:
+            rebuild_graph(store)
+            repaired.append({"action": "rebuilt", "file": "graph", "lines": []})
+        except OSError:
+            pass
     after = diagnose(store)
     after.repaired = repaired
     return after
@@ -175,6 +181,16 @@ def _index_findings(store: Store) -> list[Finding]:
         message = f"{state['path']}: older than the data files; refreshed on use"
         return [Finding("info", "stale-index", state["path"], message, True)]
     return []
+
+
+def _graph_findings(store: Store) -> list[Finding]:
+    from lore.graph.snapshot import load, snapshot_path
+
+    path = snapshot_path(store.root)
+    if not path.is_file() or load(store.root) is not None:
+        return []
+    message = f"{path}: unreadable or of another format; rebuilt on use"
+    return [Finding("warning", "corrupt-graph", str(path), message, True)]
 
 
 def _file_findings(store: Store) -> list[Finding]:

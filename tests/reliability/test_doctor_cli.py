@@ -114,6 +114,9 @@ def test_doctor_finds_temp_files_held_locks_and_a_corrupt_index(
     index = Path(paths["local"]) / "index" / "index.bin"
     run("recall", "x")
     assert index.is_file()
+    assert run("graph", "neighbors", "x").exit_code in (0, 3)  # builds the graph snapshot
+    graph = next(p for p in Path(paths["local"]).rglob("*graph*") if p.is_file())
+    graph.write_bytes(b"garbage")
     index.write_bytes(b"garbage")
     try:
         code, reply = doctor(run)
@@ -126,6 +129,7 @@ def test_doctor_finds_temp_files_held_locks_and_a_corrupt_index(
         ("temp-file", "inbox/data/.observations.jsonl.def.tmp"),
         ("lock-held", "inbox/data/.observations.jsonl.lock"),
         ("corrupt-index", str(index)),
+        ("corrupt-graph", str(graph)),
     }
     code, reply = doctor(run, "--repair")
     assert not old_tmp.exists()
@@ -134,6 +138,8 @@ def test_doctor_finds_temp_files_held_locks_and_a_corrupt_index(
         reply["repaired"]
     )
     assert "corrupt-index" not in {f["code"] for f in reply["findings"]}
+    assert "corrupt-graph" not in {f["code"] for f in reply["findings"]}
+    assert {"action": "rebuilt", "file": "graph", "lines": []} in reply["repaired"]
 
 
 # --- bad data on disk ------------------------------------------------------------------------
