@@ -23,17 +23,16 @@ pass_app = click.make_pass_decorator(App)
 def doctor_cmd(app: App, repair: bool, as_json: bool) -> None:
     """Check the data root and its surroundings; exit 4 if an error remains.
 
-    Everything `lore validate` reports, plus: a stale or unreadable derived index
-    or graph snapshot,
-    temporary files left by an interrupted write, lock files a running process
-    holds (every writer of that file waits for it), and quarantine files waiting
-    for a person. --repair moves
-    each log line that is not a record (invalid JSON, a git conflict marker, a
-    torn last line, bytes that are not UTF-8) into `<log>.quarantine` beside the
-    log, one JSON line each with its origin (file, line), reason, text and exact
-    bytes; then it removes temporary files older than a minute and rebuilds the
-    index (and the graph snapshot, if there is one). Documents that do not parse, duplicate ids and dangling references
-    need a person and are only reported.
+    Everything `lore validate` reports, plus: a stale or unreadable derived
+    index or graph snapshot, temporary files left by an interrupted write, lock
+    files a running process holds (every writer of that file waits for it), and
+    quarantine files waiting for a person. --repair moves each log line that is
+    not a record (invalid JSON, a git conflict marker, a torn last line, bytes
+    that are not UTF-8) into `<log>.quarantine` beside the log, one JSON line
+    each with its origin (file, line), reason, text and exact bytes; then it
+    removes temporary files older than a minute and rebuilds the index (and the
+    graph snapshot, if there is one). Documents that do not parse, duplicate ids
+    and dangling references need a person and are only reported.
 
     \b
     --json: {"ok", "root", "errors", "warnings", "issues": [validate's issues],
