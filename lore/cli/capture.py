@@ -7,7 +7,7 @@ storage are ``lore.capture``'s job.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
 import click
 
@@ -146,9 +146,9 @@ def _run(
     quiet: bool,
     as_json: bool,
 ) -> None:
-    from lore.capture import capture
+    from lore.commands import capture
 
-    captured = capture(
+    written = capture(
         app.store,
         text,
         kind=kind,
@@ -159,21 +159,12 @@ def _run(
         force=force,
         allow_secret=allow_secret,
     )
-    record = captured.record
-    for message in captured.warnings:
+    record = written.record
+    for message in written.warnings:
         warn(message)
-    rule = _rule_of_three(app, record)
+    rule = written.doc.get("rule_of_three")
     if as_json:
-        out: dict[str, Any] = {
-            "ok": True,
-            "id": record.id,
-            "type": record.kind,
-            "timestamp": record.timestamp,
-            "record": record.to_dict(),
-        }
-        if rule:
-            out["rule_of_three"] = rule
-        emit_json(out)
+        emit_json(written.doc)
     elif quiet:
         echo(record.id)
     else:
@@ -184,32 +175,6 @@ def _run(
             f"Rule of Three: {rule['count']} failures of type {rule['error_type']}. "
             f'Name the pattern: lore learn "..." --solution "..." --tags {rule["error_type"]}'
         )
-
-
-def _rule_of_three(app: App, record: Any) -> dict[str, Any] | None:
-    if record.kind != "failure":
-        return None
-    from lore.components.failures import RULE_OF_THREE, Failure
-
-    error_type = record.error_type
-    from lore.capture import warm_index
-
-    index = warm_index(app.store, "failure")
-    if index is not None:  # a warm index counts without reading the log
-        group = index.code("groups", str(error_type))
-        count = list(map(index.grp.__getitem__, index.docs("failure"))).count(group)
-        return {"error_type": error_type, "count": count} if count >= RULE_OF_THREE else None
-    # Only failures stored with this type (or with none: the record's default says) are
-    # built; a store holds tens of thousands of failures and each record costs time.
-    # matching() builds records of the class it is given: these are all Failures.
-    failures = cast(
-        "list[Failure]",
-        app.store.matching(Failure, lambda s: s.get("error_type", error_type) == error_type),
-    )
-    count = sum(1 for f in failures if not f.hidden and f.error_type == error_type)
-    if count >= RULE_OF_THREE:
-        return {"error_type": error_type, "count": count}
-    return None
 
 
 # Each capture command carries ~45 click options, and building one costs a quarter of a
@@ -375,18 +340,10 @@ def retract_cmd(app: App, record_id: str, reason: str | None, as_json: bool) -> 
     carrying --reason; documents (patterns) are updated atomically in place with
     retracted_at and retraction_reason.
     """
-    from lore.api import retract
+    from lore.commands import retract
 
-    updated, when = retract(app.store, record_id, reason=reason)
+    written = retract(app.store, record_id, reason=reason)
     if as_json:
-        emit_json(
-            {
-                "ok": True,
-                "id": updated.id,
-                "type": updated.kind,
-                "timestamp": when,
-                "record": updated.to_dict(),
-            }
-        )
+        emit_json(written.doc)
     else:
-        echo(f"retracted {updated.kind} {updated.id}")
+        echo(f"retracted {written.record.kind} {written.record.id}")

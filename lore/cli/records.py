@@ -44,22 +44,22 @@ def show_cmd(app: App, record_id: str, history: bool, as_json: bool) -> None:
     With --json, prints the record exactly as stored, revisions folded in
     (with --history: {"record": ..., "history": [...]}).
     """
-    from lore.api import record_history
+    from lore.commands import show
     from lore.errors import NotFoundError
 
     try:
-        record = app.store.get(record_id)
+        doc = show(app.store, record_id, history=history)
     except NotFoundError:
         _report_issues(app)  # an unreadable file may be why it is not found
         raise
-    revisions = record_history(app.store, record_id) if history else None
     _report_issues(app)
     if as_json:
-        data = record.to_dict()
-        emit_json({"record": data, "history": revisions} if history else data)
+        emit_json(doc)
         return
-    echo(f"{record.kind} {record.id}")
-    for key, value in record.to_dict().items():
+    data = doc["record"] if history else doc
+    revisions = doc["history"] if history else None
+    echo(f"{app.store.get(record_id).kind} {record_id}")
+    for key, value in data.items():
         if key == "id" or value in (None, "", [], {}):
             continue
         echo(f"  {key}: {_render_value(value)}")

@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from lore.cli._app import App
 from lore.cli._output import echo, emit_json, json_option, read_text
 
 pass_app = click.make_pass_decorator(App)
-
-
-def _project(explicit: str | None) -> str | None:
-    from lore.capture import detect_project
-
-    return detect_project(explicit)
 
 
 @click.command(name="handoff")
@@ -49,33 +41,23 @@ def handoff_cmd(
     Example:
       lore handoff "Parser done; tests green." --next "wire the CLI" --blocker "CI quota"
     """
-    from lore.components.transfer import handoff
-    from lore.gitinfo import snapshot
+    from lore.commands import handoff
 
     body = read_text(message, what="handoff message")
-    session = handoff(
+    written = handoff(
         app.store,
         body,
-        project=_project(project),
-        next_steps=list(next_steps),
-        blockers=list(blockers),
-        questions=list(questions),
-        threads=list(threads),
-        git=snapshot(),
+        project=project,
+        next_steps=next_steps,
+        blockers=blockers,
+        questions=questions,
+        threads=threads,
     )
     if as_json:
-        emit_json(
-            {
-                "ok": True,
-                "id": session.id,
-                "type": "session",
-                "timestamp": session.timestamp,
-                "record": session.to_dict(),
-            }
-        )
+        emit_json(written.doc)
         return
-    captured = sum(len(v) for v in session.captured.values())
-    echo(f"session {session.id} handed off ({captured} records captured)")
+    captured = sum(len(v) for v in written.doc["record"]["captured"].values())
+    echo(f"session {written.record.id} handed off ({captured} records captured)")
 
 
 @click.command(name="resume")
@@ -106,22 +88,10 @@ def resume_cmd(
     unless --fork, which starts a child session inheriting the open items. With
     no session at all, rebuilds context from recent records and git history.
     """
-    from lore.components.transfer import start
-    from lore.gitinfo import snapshot
-    from lore.resume import render, resume
+    from lore.commands import resume
 
-    name = _project(project)
-    bundle = resume(app.store, project=name, session_id=session_id, git=None)
-    if bundle.reconstructed is not None:
-        bundle.reconstructed["git"] = snapshot()
-    if fork:
-        parent = app.store.get(bundle.session["id"]) if bundle.session else None
-        child = start(app.store, project=name, parent=parent)  # type: ignore[arg-type]
-        bundle.fork = {"id": child.id, "parent": child.parent}
-    text, cut = render(bundle, budget=budget)
+    text, data = resume(app.store, session_id=session_id, project=project, fork=fork, budget=budget)
     if as_json:
-        data: dict[str, Any] = bundle.to_dict()
-        data["cut"] = cut
         emit_json(data)
         return
     echo(text)

@@ -1,0 +1,246 @@
+"""The use cases behind the commands, each returning the command's ``--json`` document
+(LORE_CONTRACT.md §8). ``lore.cli`` renders these documents; ``lore.mcp`` returns them as
+they are, so a shell user and an agent get the same answer from the same code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from lore.errors import UsageError
+from lore.model import Record
+from lore.store import Store
+
+RECALL_MODES = ("patterns", "failures", "triggers", "brief")
+DEFAULT_THRESHOLD = 3
+
+
+class Written(NamedTuple):
+    """A write's JSON document, the record it wrote and the warnings to show with it."""
+
+    doc: dict[str, Any]
+    record: Record
+    warnings: list[str]
+
+
+def written_doc(record: Record, timestamp: str | None = None) -> dict[str, Any]:
+    """The capture shape: ``{"ok", "id", "type", "timestamp", "record"}``."""
+    return {
+        "ok": True,
+        "id": record.id,
+        "type": record.kind,
+        "timestamp": timestamp or record.timestamp,
+        "record": record.to_dict(),
+    }
+
+
+def capture(store: Store, text: str, **options: Any) -> Written:
+    """``lore capture`` and its shortcuts: store one record (options as
+    :func:`lore.capture.capture` takes them) and add the Rule-of-Three count."""
+    from lore.capture import capture as _capture
+
+    captured = _capture(store, text, **options)
+    doc = written_doc(captured.record)
+    rule = rule_of_three(store, captured.record)
+    if rule:
+        doc["rule_of_three"] = rule
+    return Written(doc, captured.record, captured.warnings)
+
+
+def rule_of_three(store: Store, record: Record) -> dict[str, Any] | None:
+    """``{"error_type", "count"}`` when a new failure's type reached the Rule of Three."""
+    if record.kind != "failure":
+        return None
+    from typing import cast
+
+    from lore.capture import warm_index
+    from lore.components.failures import RULE_OF_THREE, Failure
+
+    error_type = record.error_type  # type: ignore[attr-defined]
+    index = warm_index(store, "failure")
+    if index is not None:  # a warm index counts without reading the log
+        group = index.code("groups", str(error_type))
+        count = list(map(index.grp.__getitem__, index.docs("failure"))).count(group)
+        return {"error_type": error_type, "count": count} if count >= RULE_OF_THREE else None
+    # Only failures stored with this type (or with none: the record's default says) are
+    # built; a store holds tens of thousands of failures and each record costs time.
+    failures = cast(
+        "list[Failure]",
+        store.matching(Failure, lambda s: s.get("error_type", error_type) == error_type),
+    )
+    count = sum(1 for f in failures if not f.hidden and f.error_type == error_type)
+    return {"error_type": error_type, "count": count} if count >= RULE_OF_THREE else None
+
+
+def retract(store: Store, record_id: str, *, reason: str | None = None) -> Written:
+    """``lore retract``: withdraw a record; the capture shape with the retraction time."""
+    from lore.api import retract as _retract
+
+    updated, when = _retract(store, record_id, reason=reason)
+    return Written(written_doc(updated, when), updated, [])
+
+
+def handoff(
+    store: Store,
+    message: str,
+    *,
+    project: str | None = None,
+    next_steps: Sequence[str] = (),
+    blockers: Sequence[str] = (),
+    questions: Sequence[str] = (),
+    threads: Sequence[str] = (),
+) -> Written:
+    """``lore handoff``: close the current session with ``message`` and the open items."""
+    from lore.capture import detect_project
+    from lore.components.transfer import handoff as _handoff
+    from lore.gitinfo import snapshot
+
+    session = _handoff(
+        store,
+        message,
+        project=detect_project(project),
+        next_steps=list(next_steps),
+        blockers=list(blockers),
+        questions=list(questions),
+        threads=list(threads),
+        git=snapshot(),
+    )
+    return Written(written_doc(session), session, [])
+
+
+def resume(
+    store: Store,
+    *,
+    session_id: str | None = None,
+    project: str | None = None,
+    fork: bool = False,
+    budget: int | None = None,
+) -> tuple[str, dict[str, Any]]:
+    """``lore resume``: the resume text (cut to ``budget`` tokens) and its JSON document."""
+    from lore.capture import detect_project
+    from lore.gitinfo import snapshot
+    from lore.resume import render
+    from lore.resume import resume as _resume
+
+    name = detect_project(project)
+    bundle = _resume(store, project=name, session_id=session_id, git=None)
+    if bundle.reconstructed is not None:
+        bundle.reconstructed["git"] = snapshot()
+    if fork:
+        from lore.components.transfer import start
+
+        parent = store.get(bundle.session["id"]) if bundle.session else None
+        child = start(store, project=name, parent=parent)  # type: ignore[arg-type]
+        bundle.fork = {"id": child.id, "parent": child.parent}
+    text, cut = render(bundle, budget=budget)
+    data: dict[str, Any] = bundle.to_dict()
+    data["cut"] = cut
+    return text, data
+
+
+def show(store: Store, record_id: str, *, history: bool = False) -> dict[str, Any]:
+    """``lore show``: the record as stored (with ``history``: and its stored lines)."""
+    from lore.api import record_history
+
+    data = store.get(record_id).to_dict()
+    if history:
+        return {"record": data, "history": record_history(store, record_id)}
+    return data
+
+
+def review(
+    store: Store,
+    *,
+    days: int = 3,
+    resolve_id: str | None = None,
+    outcome: str | None = None,
+    lesson: str | None = None,
+    force: bool = False,
+) -> dict[str, Any]:
+    """``lore review``: decisions pending review, or the resolution of ``resolve_id``."""
+    from lore.feedback import pending, resolve
+
+    if resolve_id is None:
+        if outcome or lesson:
+            raise UsageError("--outcome and --lesson go with --resolve ID")
+        return {"days": days, "pending": [d.to_dict() for d in pending(store, days=days)]}
+    if outcome is None:
+        raise UsageError("--resolve needs --outcome successful|revised|abandoned")
+    return resolve(store, resolve_id, outcome=outcome, lesson=lesson, force=force).to_dict()
+
+
+class Recalled(NamedTuple):
+    """A recall's JSON document; ``hits`` (with snippets) for a plain search, else empty."""
+
+    mode: str  # "search", "context" or one of RECALL_MODES
+    doc: dict[str, Any]
+    hits: list[Any]
+
+
+def recall(
+    store: Store,
+    query: str = "",
+    *,
+    mode: str | None = None,
+    kinds: Sequence[str] = (),
+    project: str | None = None,
+    tags: Sequence[str] = (),
+    since: str | None = None,
+    until: str | None = None,
+    limit: int = 10,
+    show_all: bool = False,
+    explain: bool = False,
+    error_type: str | None = None,
+    threshold: int | None = None,
+) -> Recalled:
+    """``lore recall`` in every mode: checks the combination, runs it, returns its document."""
+    from lore import recall as r
+    from lore.capture import detect_project
+
+    text = query.strip()
+    if mode is not None and mode not in RECALL_MODES:
+        raise UsageError(f"unknown recall mode {mode!r}: use one of {', '.join(RECALL_MODES)}")
+    if error_type and mode != "failures":
+        raise UsageError("--type goes with --failures")
+    if threshold is not None and mode != "triggers":
+        raise UsageError("--threshold goes with --triggers")
+    here = detect_project(project)
+    if mode == "patterns":
+        return Recalled(mode, r.patterns(store, text or None, project=here, limit=limit), [])
+    if mode == "failures":
+        doc = r.failures(
+            store,
+            error_type=error_type,
+            query=text or None,
+            project=project,
+            since=since,
+            until=until,
+            limit=limit,
+        )
+        return Recalled(mode, doc, [])
+    if mode == "triggers":
+        doc = r.triggers(store, threshold=threshold or DEFAULT_THRESHOLD, project=project)
+        return Recalled(mode, doc, [])
+    if mode == "brief":
+        if not text:
+            raise UsageError("--brief needs a topic: lore recall --brief TOPIC")
+        return Recalled(mode, r.brief(store, text, project=project, here=here, limit=limit), [])
+    if not text and project and not (kinds or tags or since or until):
+        return Recalled("context", r.context(store, project, limit=limit), [])
+    if not text:
+        raise UsageError("nothing to recall: give a QUERY (or a mode: --patterns, --failures, ...)")
+    found = r.recall(
+        store,
+        text,
+        kinds=tuple(kinds),
+        project=project,
+        tags=tuple(tags),
+        since=since,
+        until=until,
+        limit=limit,
+        show_hidden=show_all,
+        here=here,
+    )
+    doc = {"query": text, "results": [h.to_dict(explain=explain) for h in found]}
+    return Recalled("search", doc, found)
