@@ -270,21 +270,26 @@ def check(record: Record, *, allow_secret: bool = False) -> None:
         name, message = problems[0]
         raise InvalidInputError(f"{record.kind} {name} {message}", field=name, kind=record.kind)
     if not allow_secret:
-        from lore.secrets import scan_fields
-
         data = record.to_dict()
         for key in ("id", "timestamp", "v", "git_commit"):
             data.pop(key, None)
-        findings = scan_fields(data)
-        if findings:
-            first = findings[0]
-            raise SecretError(
-                f"refusing to write: {first.field} looks like it holds a secret ({first.kind}); "
-                "remove it, or pass --allow-secret if this is not a real credential",
-                field=first.field,
-                secret=first.rule,
-                findings=[{"field": f.field, "rule": f.rule, "kind": f.kind} for f in findings],
-            )
+        refuse_secrets(data)
+
+
+def refuse_secrets(data: dict[str, Any]) -> None:
+    """The secrets gate: raise SecretError if any field of ``data`` looks like a credential."""
+    from lore.secrets import scan_fields
+
+    findings = scan_fields(data)
+    if findings:
+        first = findings[0]
+        raise SecretError(
+            f"refusing to write: {first.field} looks like it holds a secret ({first.kind}); "
+            "remove it, or pass --allow-secret if this is not a real credential",
+            field=first.field,
+            secret=first.rule,
+            findings=[{"field": f.field, "rule": f.rule, "kind": f.kind} for f in findings],
+        )
 
 
 def check_references(store: Store, record: Record) -> None:

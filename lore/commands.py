@@ -90,12 +90,24 @@ def handoff(
     blockers: Sequence[str] = (),
     questions: Sequence[str] = (),
     threads: Sequence[str] = (),
+    allow_secret: bool = False,
 ) -> Written:
-    """``lore handoff``: close the current session with ``message`` and the open items."""
-    from lore.capture import detect_project
+    """``lore handoff``: close the current session with ``message`` and the open items
+    (through the secrets gate unless ``allow_secret``)."""
+    from lore.capture import detect_project, refuse_secrets
     from lore.components.transfer import handoff as _handoff
     from lore.gitinfo import snapshot
 
+    if not allow_secret:
+        refuse_secrets(
+            {
+                "message": message,
+                "next_steps": list(next_steps),
+                "blockers": list(blockers),
+                "questions": list(questions),
+                "threads": list(threads),
+            }
+        )
     session = _handoff(
         store,
         message,

@@ -17,6 +17,9 @@ pass_app = click.make_pass_decorator(App)
 @click.option("--question", "questions", multiple=True, help="An open question (repeatable).")
 @click.option("--thread", "threads", multiple=True, help="An open thread (repeatable).")
 @click.option("--project", help="Project name (default: the git repository's name).")
+@click.option(
+    "--allow-secret", is_flag=True, help="Write even if the text looks like it holds a credential."
+)
 @json_option
 @pass_app
 def handoff_cmd(
@@ -27,6 +30,7 @@ def handoff_cmd(
     questions: tuple[str, ...],
     threads: tuple[str, ...],
     project: str | None,
+    allow_secret: bool,
     as_json: bool,
 ) -> None:
     """End the current session with MESSAGE for the next one ("-" reads stdin).
@@ -52,6 +56,7 @@ def handoff_cmd(
         blockers=blockers,
         questions=questions,
         threads=threads,
+        allow_secret=allow_secret,
     )
     if as_json:
         emit_json(written.doc)

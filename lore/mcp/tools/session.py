@@ -46,11 +46,16 @@ def handoff(
     questions: Annotated[list[str], Field(description="Open questions.")] = [],  # noqa: B006
     threads: Annotated[list[str], Field(description="Open threads to pick up.")] = [],  # noqa: B006
     project: Project = None,
+    allow_secret: Annotated[
+        bool,
+        Field(description="Write even though it looks like a credential (if it is not one)."),
+    ] = False,
 ) -> Doc:
     """Call this at the end of a task (or before the context is compacted) to close the
     current session with a note for whoever comes next: `message` first, then next
     steps, blockers, questions and threads. The session also records the git state and
-    the ids of every record captured during it. Returns the same as `lore handoff
+    the ids of every record captured during it. Text that looks like a credential is refused
+    unless `allow_secret`. Returns the same as `lore handoff
     --json`: {"ok", "id", "type": "session", "timestamp", "record"}."""
     from lore.commands import handoff as run
 
@@ -62,4 +67,5 @@ def handoff(
         blockers=blockers,
         questions=questions,
         threads=threads,
+        allow_secret=allow_secret,
     ).doc
