@@ -167,18 +167,21 @@ def _toml_set(text: str, server: dict[str, Any], path: Path) -> str:
         return prefix + ("\n" if prefix.strip() else "") + _toml_table(server)
     start, end, _ = ours[0]
     body = lines[start + 1 : end]
+    last = -1  # the line of the key set before this one: a missing key goes right after it
     for key, value in server.items():
         setting = f"{key} = {_toml_value(value)}\n"
         pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
         found = [i for i, line in enumerate(body) if pattern.match(line)]
         if found:
-            if body[found[0]] != setting:
-                body[found[0]] = setting
-        else:
-            at = 0
-            while at < len(body) and body[at].strip() and not body[at].lstrip().startswith("#"):
-                at += 1
-            body.insert(at, setting)
+            body[found[0]] = setting
+            last = found[0]
+            continue
+        if last < 0:  # after the table's last non-blank line
+            last = max((i for i, line in enumerate(body) if line.strip()), default=-1)
+            if last >= 0 and not body[last].endswith("\n"):
+                body[last] += "\n"
+        last += 1
+        body.insert(last, setting)
     return "".join(lines[: start + 1] + body + lines[end:])
 
 
