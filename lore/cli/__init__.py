@@ -91,6 +91,11 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "admin:paths_cmd",
         "Print the resolved data root and every component's data directory.",
     ),
+    "sync": (
+        "sync:sync_cmd",
+        "Commit lore's changes in a git data root, pull, push; report what moved.",
+    ),
+    "help": ("admin:help_cmd", "Show the help of lore or of COMMAND (e.g. lore help recall)."),
 }
 
 
@@ -110,6 +115,14 @@ class LoreGroup(click.Group):
         module = import_module(f"lore.cli.{module_name}")
         command: click.Command = getattr(module, attr)
         return command
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0]
+        if name not in LAZY_COMMANDS and not ctx.resilient_parsing and not name.startswith("-"):
+            raise click.UsageError(unknown_command_message(name), ctx)
+        return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, help_text) for name, (_, help_text) in LAZY_COMMANDS.items()]
@@ -141,10 +154,21 @@ class LoreGroup(click.Group):
             raise click.exceptions.Exit(error.exit_code) from None
 
 
+def unknown_command_message(name: str) -> str:
+    """``No such command 'recal'.`` plus the closest commands, as git says it."""
+    from difflib import get_close_matches
+
+    close = get_close_matches(name, list(LAZY_COMMANDS), n=3, cutoff=0.6)
+    message = f"No such command {name!r}."
+    if close:
+        message += " Did you mean " + " or ".join(repr(c) for c in close) + "?"
+    return message
+
+
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-@click.group(cls=LoreGroup, context_settings=CONTEXT_SETTINGS)
+@click.group(cls=LoreGroup, context_settings=CONTEXT_SETTINGS, invoke_without_command=True)
 @click.option(
     "--data-dir",
     type=click.Path(file_okay=False, path_type=str),
@@ -168,6 +192,10 @@ def cli(ctx: click.Context, data_dir: str | None) -> None:
     Data lives under one root (see `lore paths`); stdout carries data, stderr
     messages, and every read command takes --json.
     """
+    if ctx.invoked_subcommand is None:
+        # Bare `lore` is a request for help, not a mistake: print it and exit 0.
+        click.echo(ctx.get_help())
+        ctx.exit(0)
     from lore.cli._app import App
 
     ctx.obj = App(data_dir)
