@@ -62,7 +62,7 @@ def test_two_servers_and_a_cli_write_at_once_without_loss(
     start_server: Callable[..., Any], data_dir: Path
 ) -> None:
     first, second = start_server(), start_server()
-    per_writer = 15
+    per_writer = 10
     ids: list[str] = []
     errors: list[BaseException] = []
 
