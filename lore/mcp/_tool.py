@@ -30,7 +30,8 @@ Doc = dict[str, Any]  # a command's --json document (an object)
 
 
 class Answer(NamedTuple):
-    """A document plus the text an agent reads first (resume's)."""
+    """A document plus text an agent reads first (resume's text, a capture's warnings);
+    empty text adds nothing."""
 
     doc: dict[str, Any]
     text: str

@@ -145,6 +145,11 @@ def test_a_whole_session_through_the_tools(server: Any) -> None:
     assert evi["type"] == "evidence"  # routed by its field, as the CLI routes flags
     con = server.ok("capture", text="Ledger", kind="concept", fields={"aliases": ["books"]})
     assert con["record"]["aliases"] == ["books"]
+    assert len(server.call("observe", text="no warnings here").content) == 1
+    warned = server.call("capture", text="Ledger sizes", kind="concept", fields={"fix": "x"})
+    assert warned.content[0].text == "lore: warning: ignored --fix: not a field of a concept"
+    assert warned.structured_content == orjson.loads(warned.content[1].text)
+    assert "fix" not in warned.structured_content["record"]
 
     found = server.ok("recall", query="ledger postgres")
     assert found["query"] == "ledger postgres"

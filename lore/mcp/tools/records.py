@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from lore.mcp._tool import Doc, tool
+from lore.mcp._tool import Answer, Doc, tool
 from lore.mcp.state import store
 
 SOURCE = "mcp"  # where records written through these tools say they came from
@@ -26,11 +26,13 @@ AllowSecret = Annotated[
 ]
 
 
-def _capture(text: str, kind: str | None, fields: dict[str, Any], **options: Any) -> Doc:
+def _capture(text: str, kind: str | None, fields: dict[str, Any], **options: Any) -> Answer:
+    """The capture document, after the warnings the CLI prints on stderr (if any)."""
     from lore.commands import capture
 
     options.setdefault("source", SOURCE)
-    return capture(store(), text, kind=kind, fields=fields, **options).doc
+    written = capture(store(), text, kind=kind, fields=fields, **options)
+    return Answer(written.doc, "\n".join(f"lore: warning: {w}" for w in written.warnings))
 
 
 @tool("remember", title="Record a decision")
@@ -54,7 +56,7 @@ def remember(
     project: Project = None,
     force: Force = False,
     allow_secret: AllowSecret = False,
-) -> Doc:
+) -> Answer:
     """Record a decision as soon as it is made (a choice of tool, design, approach), with
     why and what was rejected, so the next session does not re-argue it. Refused as a
     near-duplicate of an existing decision unless `force`.
@@ -92,7 +94,7 @@ def learn(
     project: Project = None,
     force: Force = False,
     allow_secret: AllowSecret = False,
-) -> Doc:
+) -> Answer:
     """Record a pattern: a lesson that worked and should be reused (how to fix, test,
     deploy something here). `recall` with mode patterns finds it later.
     Returns the same as `lore capture --json`:
@@ -131,7 +133,7 @@ def fail(
     tags: Tags = [],  # noqa: B006
     project: Project = None,
     allow_secret: AllowSecret = False,
-) -> Doc:
+) -> Answer:
     """Record a failure when a command, test or approach fails, so recurring ones are
     spotted. When its error type reaches three failures the result also carries
     "rule_of_three": {"error_type", "count"}: time to record the fix with `learn`.
@@ -149,7 +151,7 @@ def observe(
     tags: Tags = [],  # noqa: B006
     project: Project = None,
     allow_secret: AllowSecret = False,
-) -> Doc:
+) -> Answer:
     """Record a raw observation (something noticed, not yet a decision or a lesson) for
     later triage. Returns the same as `lore capture --json`:
     {"ok", "id", "type" (the kind), "timestamp", "record"}."""
@@ -182,7 +184,7 @@ def capture(
     source: Annotated[str | None, Field(description="Where it came from (default: mcp).")] = None,
     force: Force = False,
     allow_secret: AllowSecret = False,
-) -> Doc:
+) -> Answer:
     """Record any kind of record with its fields: the general form of remember, learn,
     fail and observe, and the only one for anti-patterns, evidence and concepts.
     Returns the same as `lore capture --json`:
