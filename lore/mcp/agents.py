@@ -164,7 +164,8 @@ def _toml_set(text: str, server: dict[str, Any], path: Path) -> str:
     ours = [b for b in blocks if _OURS.match(b[2])]
     if not ours:
         prefix = text if not text or text.endswith("\n") else text + "\n"
-        return prefix + ("\n" if prefix.strip() else "") + _toml_table(server)
+        gap = "\n" if prefix.strip() and not prefix.endswith("\n\n") else ""
+        return prefix + gap + _toml_table(server)
     start, end, _ = ours[0]
     body = lines[start + 1 : end]
     last = -1  # the line of the key set before this one: a missing key goes right after it
@@ -191,9 +192,13 @@ def _toml_remove(text: str) -> str:
     drop = [(s, e) for s, e, name in blocks if _OURS.match(name) or _OURS_SUB.match(name)]
     if not drop:
         return text
+    # A table runs to the next header, so its trailing blank lines go with it and the
+    # rest of the file keeps its own spacing; only the end of the file is tidied.
     kept = [line for i, line in enumerate(lines) if not any(s <= i < e for s, e in drop)]
     out = "".join(kept)
-    return re.sub(r"\n{3,}", "\n\n", out).rstrip("\n") + "\n" if out.strip() else ""
+    if drop[-1][1] == len(lines):
+        out = out.rstrip("\n") + "\n" if out.strip() else ""
+    return out
 
 
 def _check_toml(path: Path, text: str) -> None:

@@ -168,6 +168,19 @@ def test_install_codex_edits_only_lores_table(run: Run) -> None:
     )
 
 
+def test_uninstall_codex_leaves_the_rest_of_the_file_as_it_was(run: Run) -> None:
+    config = Path.home() / ".codex" / "config.toml"
+    config.parent.mkdir(parents=True)
+    rest = 'model = "o4-mini"\n\n\n# three blank lines above, kept\n[profiles.x]\nmodel = "y"\n\n'
+    config.write_text(rest)
+    assert run("mcp", "install", "--codex").exit_code == 0
+    assert (
+        config.read_text() == rest + f'[mcp_servers.lore]\ncommand = "{_lore()}"\nargs = ["mcp"]\n'
+    )
+    assert run("mcp", "uninstall", "--codex").exit_code == 0
+    assert config.read_text() == rest.rstrip("\n") + "\n"
+
+
 def test_install_codex_into_a_new_file_and_codex_home(
     run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -164,6 +164,8 @@ def test_a_whole_session_through_the_tools(server: Any) -> None:
         ("books", con["id"]),
     ):
         assert wanted in [r["id"] for r in server.ok("recall", query=query)["results"]], query
+    assert server.ok("recall", query="ledger postgres", until="2000-01-01")["results"] == []
+    assert server.ok("recall", query="ledger postgres", since="1h")["results"][0]["id"] == dec["id"]
     only = server.ok("recall", query="upload", kinds=["failures"], limit=2)
     assert [r["type"] for r in only["results"]] == ["failure", "failure"]
     modes = server.ok("recall", mode="triggers")
