@@ -4,14 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
+from lore.errors import LoreError, NotFoundError
 from lore.mcp.state import store
+
+
+def _resource_error(exc: LoreError) -> Exception:
+    """lore's error as the SDK's resource error (a JSON-RPC error with lore's message)."""
+    from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
+
+    kind = ResourceNotFoundError if isinstance(exc, NotFoundError) else ResourceError
+    return kind(f"{exc.message} (code {exc.code})")
 
 
 def resume_text() -> str:
     """The resume text, as `lore resume` prints it."""
     from lore.commands import resume
 
-    return resume(store())[0]
+    try:
+        return resume(store())[0]
+    except LoreError as exc:
+        raise _resource_error(exc) from None
 
 
 def record_json(id: str) -> str:
@@ -19,7 +31,10 @@ def record_json(id: str) -> str:
     from lore.commands import show
     from lore.mcp._tool import dumps
 
-    return dumps(show(store(), id))
+    try:
+        return dumps(show(store(), id))
+    except LoreError as exc:
+        raise _resource_error(exc) from None
 
 
 def start_session(project: str | None = None) -> str:

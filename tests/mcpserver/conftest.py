@@ -1,6 +1,7 @@
 """Fixtures for the MCP server's tests: real ``lore mcp`` processes driven by the SDK's own
 client (``stdio_client`` + ``ClientSession``) in a thread of their own, so tests call tools
 without being async and one server (start-up costs about a second) serves a whole module.
+Each test module skips itself when the SDK (the ``[mcp]`` extra) is not installed.
 """
 
 from __future__ import annotations
@@ -16,8 +17,6 @@ from typing import Any
 
 import orjson
 import pytest
-
-pytest.importorskip("mcp", reason="the MCP SDK (the [mcp] extra) is not installed")
 
 LORE = str(Path(sys.executable).with_name("lore"))
 PASSED_ENV = ("HOME", "PATH", "NO_COLOR", "GIT_CEILING_DIRECTORIES", "LORE_LOCK_TIMEOUT")

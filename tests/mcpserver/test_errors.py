@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+pytest.importorskip("mcp", reason="the MCP SDK (the [mcp] extra) is not installed")
+
 FAKE_KEY = "AKIA" + "Z7Q4M2XKP9LW3RTB"  # shaped like an AWS key id (split so scanners pass)
 
 

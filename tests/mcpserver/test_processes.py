@@ -12,6 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP SDK (the [mcp] extra) is not installed")
 
 LORE = str(Path(sys.executable).with_name("lore"))
 

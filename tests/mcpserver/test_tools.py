@@ -5,6 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP SDK (the [mcp] extra) is not installed")
+from mcp import MCPError
 
 TOOLS = {
     # name: (read-only, required arguments, every argument)
@@ -232,6 +236,9 @@ def test_resources_and_prompt(server: Any) -> None:
     assert resource.contents[0].text.startswith("lore resume")
     record = server.request("read_resource", f"lore://record/{dec['id']}")
     assert orjson.loads(record.contents[0].text) == dec["record"]
+    with pytest.raises(MCPError) as missing:
+        server.request("read_resource", "lore://record/dec-0123456789ab")
+    assert missing.value.error.message == "no record with id 'dec-0123456789ab' (code not_found)"
     templates = server.request("list_resource_templates").resource_templates
     assert [t.uri_template for t in templates] == ["lore://record/{id}"]
     prompts = {p.name for p in server.request("list_prompts").prompts}
