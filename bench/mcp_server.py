@@ -73,9 +73,11 @@ async def warm_calls(p: StdioServerParameters, calls: int) -> dict[str, list[flo
             times["recall"].append(time.perf_counter() - started)
             assert not result.is_error and result.structured_content["results"]
         for i in range(calls):
-            # As bench/run.py's remember rows: far apart, so no call is a near-duplicate.
+            # As bench/run.py's remember rows (far apart, so no call is a near-duplicate),
+            # plus two random tokens so a reused store holds none of them either.
             words = [RUN_WORDS[(i * 7 + k * 13 + 3) % len(RUN_WORDS)] for k in range(4)]
-            text = f"Use {words[0]} {words[1]} for the {words[2]} {words[3]} path {i + 100}"
+            a, b = os.urandom(4).hex(), os.urandom(4).hex()
+            text = f"Use {words[0]} {words[1]} for the {words[2]} {words[3]} {a} via {b}"
             started = time.perf_counter()
             result = await session.call_tool("remember", {"text": text})
             times["remember"].append(time.perf_counter() - started)
