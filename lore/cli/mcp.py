@@ -49,6 +49,11 @@ def mcp_cmd(ctx: click.Context) -> None:
     error = _sdk_missing()
     if error is not None:
         raise error
+    if sys.stdin.isatty():
+        note(
+            "lore mcp speaks the MCP protocol on stdin/stdout and is meant to be started by "
+            "an agent (see lore mcp install --help); Ctrl-C stops it"
+        )
     from lore.mcp.server import serve
 
     app: App = ctx.find_object(App)  # type: ignore[assignment]
