@@ -5,7 +5,7 @@ Adding a tool is one function in one of these modules (or a new module listed in
 
     @tool("timeline", title="What happened when", read_only=True)
     def timeline(since: Annotated[str, Field(description="...")] = "7d") -> Doc:
-        """What the agent reads: when to call it, what comes back."""
+        '''What the agent reads: when to call it, what comes back.'''
         from lore.timeline import timeline as run
 
         return run(store(), since=since)
