@@ -3,6 +3,7 @@
 
     python bench/run.py            # full run (100k-record store, 15+ repeats)
     python bench/run.py --quick    # smoke run (10k records, 5 repeats)
+    python bench/run.py --only capture   # sections 1 and 3 only, spliced into the report
 
 Every command runs as a subprocess of the installed entry point (.venv/bin/lore) with
 LORE_DATA_DIR and LORE_CACHE_DIR in a temp dir, NO_COLOR=1 and stdin=/dev/null, beside
@@ -183,6 +184,12 @@ class Bench:
         words = [RUN_WORDS[(i * 7 + k * 13 + len(lead)) % len(RUN_WORDS)] for k in range(4)]
         return f"{lead} {words[0]} {words[1]} for the {words[2]} {words[3]} path {i + 100}"
 
+    def two_paths(self, i: int) -> str:
+        """A decision naming two files shaped like the generated store's, so the
+        contradiction check (two shared entities) searches for candidates."""
+        first, second = f"src/cache/models_{i % 39 + 1}.py", f"lib/auth/queue_{i * 7 % 39 + 1}.py"
+        return f"{self.text(i, 'Adopt')} in {first} and {second}"
+
     def generate(self, root: Path, n: int, jsonl: Path | None = None) -> float:
         argv = [PY, str(GEN), str(root), "--n", str(n)]
         if jsonl is not None:
@@ -266,7 +273,9 @@ class Bench:
             "Rule-of-Three hint. On the big store both take their answers from the search "
             "index (built by the recall rows before them), refreshed in memory, instead of "
             "reading 20,000 decisions or 25,000 failures; loading and refreshing that index "
-            "is most of their time there (see the profiles at the end).",
+            "is most of their time there (see the profiles at the end). `<2 paths>`: the "
+            "decision names two files, so capture also looks for active decisions naming both "
+            "(the contradiction check; candidates from the same index).",
         )
         big_env = self.env(big)
 
@@ -293,6 +302,11 @@ class Bench:
                 'lore remember "<text>"',
                 f"{self.n:,} records",
                 lambda i: ([str(LORE), "remember", self.text(i, "Adopt")], big_env),
+            ),
+            (
+                'lore remember "<text> <2 paths>"',
+                f"{self.n:,} records",
+                lambda i: ([str(LORE), "remember", self.two_paths(i)], big_env),
             ),
             (
                 'lore fail T "<message>"',
@@ -675,6 +689,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DOC, help=f"report (default {DOC})")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir")
     parser.add_argument("--no-profile", action="store_true", help="skip profiling failures")
+    parser.add_argument(
+        "--only",
+        choices=["capture"],
+        help="run only the Python start-up and capture rows and replace just those sections "
+        "of the report (the big store's index is built with `lore index rebuild`)",
+    )
     args = parser.parse_args(argv)
     if not LORE.is_file():
         print(f"bench: {LORE} not found; run ./install.sh --dev first", file=sys.stderr)
@@ -686,6 +706,8 @@ def main(argv: list[str] | None = None) -> int:
         bench.facts = machine_facts(bench)
         print(f"bench: {bench.n:,} records, temp dir {tmp}", file=sys.stderr)
         bench.baseline()
+        if args.only:
+            return only_captures(bench, args.out, started)
         bench.cli_basics()
         small, big, jsonl = tmp / "small", tmp / "big", tmp / "import.jsonl"
         bench.generate(small, 100)
@@ -713,6 +735,42 @@ def main(argv: list[str] | None = None) -> int:
         else:
             shutil.rmtree(tmp, ignore_errors=True)
     return 0
+
+
+def only_captures(bench: Bench, out: Path, started: float) -> int:
+    """``--only capture``: the capture rows on fresh stores, spliced into ``out``."""
+    small, big = bench.tmp / "small", bench.tmp / "big"
+    bench.generate(small, 100)
+    seconds = bench.generate(big, bench.n)
+    print(f"  generated {bench.n:,}-record store in {seconds:.1f} s", file=sys.stderr)
+    subprocess.run(
+        [str(LORE), "index", "rebuild"], env=bench.env(big), check=True, capture_output=True
+    )
+    bench.captures(small, big)
+    elapsed = time.perf_counter() - started
+    fresh = render(bench, elapsed)
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    old = out.read_text(encoding="utf-8") if out.is_file() else fresh
+    for sec in bench.sections:
+        body = _section(fresh, sec.title)
+        body = body.replace(
+            f"## {sec.title}\n\n",
+            f"## {sec.title}\n\n_Rerun alone (`--only capture`), {when}._\n\n",
+        )
+        current = _section(old, sec.title)
+        old = old.replace(current, body) if current else old.rstrip() + "\n\n" + body
+    out.write_text(old, encoding="utf-8")
+    print(f"bench: updated sections 1 and 3 of {out} in {elapsed / 60:.1f} min", file=sys.stderr)
+    return 0
+
+
+def _section(text: str, title: str) -> str:
+    """The ``## title`` section of a report, up to the next ``## `` heading ("" if absent)."""
+    start = text.find(f"## {title}\n")
+    if start < 0:
+        return ""
+    end = text.find("\n## ", start + 1)
+    return text[start : end + 1] if end >= 0 else text[start:]
 
 
 def profile_failures(bench: Bench, jsonl: Path) -> None:

@@ -67,8 +67,12 @@ FLAGS = {
     "lesson_learned": "--lesson",
     "related_decisions": "--related",
 }
+# Record fields capture sets itself: no flag may set them.
+NOT_FLAGS = frozenset({"id", "timestamp", "v", "tags", "project", "extra"})
 EVIDENCE_LEVELS = ("preliminary", "confirmed", "contested", "superseded")
 DEDUPE_KINDS = ("decision", "pattern", "anti-pattern")
+# Kinds checked for near-duplicates by their own commands, not by capture (no index titles).
+OTHER_DEDUPE_KINDS = ("goal",)
 SIMILARITY_THRESHOLD = 92.0  # rapidfuzz token_sort_ratio, 0-100
 
 
@@ -180,20 +184,18 @@ def build(
     warnings: list[str] = []
     names = set(cls.field_names())
     values: dict[str, Any] = {}
-    ignored = []
+    foreign = []
     for key, value in fields.items():
         if value in (None, "", [], ()):
             continue
         if key == "supersedes" and kind == "decision":
             continue  # handled by capture(): it revises the older decision
-        if key not in names or key in ("id", "timestamp", "v", "tags", "project"):
-            ignored.append(key)
+        if key not in names or key in NOT_FLAGS:
+            foreign.append(key)
             continue
         values[key] = value
-    if ignored:
-        flags = ", ".join(sorted(FLAGS.get(k, "--" + k.replace("_", "-")) for k in ignored))
-        article = "an" if kind[0] in "aeiou" else "a"
-        warnings.append(f"ignored {flags}: not a field of {article} {kind}")
+    if foreign:
+        raise UsageError(_foreign_message(kind, foreign), kind=kind)
     text = text.strip()
     if kind == "decision":
         from lore.components.journal import extract_entities, parse_inline, unique
@@ -247,6 +249,28 @@ def build(
     return Captured(record, warnings)
 
 
+def takes(kind: str, field: str) -> bool:
+    """Whether a capture of ``kind`` takes the field flag ``field``."""
+    if field == "supersedes":
+        return kind == "decision"
+    return field not in NOT_FLAGS and field in kind_class(kind).field_names()
+
+
+def flag_name(field: str) -> str:
+    """The command-line flag that sets ``field`` (``lesson_learned``: ``--lesson``)."""
+    return FLAGS.get(field, "--" + field.replace("_", "-"))
+
+
+def _foreign_message(kind: str, foreign: Sequence[str]) -> str:
+    """``not a flag of a failure: --solution (pattern); nothing was written``."""
+    parts = []
+    for key in sorted(foreign, key=flag_name):
+        owners = [k for k in CAPTURE_KINDS if takes(k, key)]
+        parts.append(f"{flag_name(key)} ({', '.join(owners)})" if owners else flag_name(key))
+    article = "an" if kind[0] in "aeiou" else "a"
+    return f"not a flag of {article} {kind}: {', '.join(parts)}; nothing was written"
+
+
 def _number(value: Any, name: str, kind: str) -> float:
     try:
         number = float(value)
@@ -273,11 +297,14 @@ def check(record: Record, *, allow_secret: bool = False) -> None:
         data = record.to_dict()
         for key in ("id", "timestamp", "v", "git_commit"):
             data.pop(key, None)
-        refuse_secrets(data)
+        gate(data)
 
 
-def refuse_secrets(data: dict[str, Any]) -> None:
-    """The secrets gate: raise SecretError if any field of ``data`` looks like a credential."""
+def gate(data: dict[str, Any]) -> None:
+    """The secrets gate: refuse ``data`` (field -> text) if a value looks like a credential.
+
+    Every path that writes new text calls this (through :func:`check` for new records).
+    """
     from lore.secrets import scan_fields
 
     findings = scan_fields(data)
@@ -314,13 +341,13 @@ def find_duplicate(store: Store, record: Record, *, ignore: Iterable[str] = ()) 
 
     ``ignore``: ids that do not count (the decision a new one supersedes).
     """
-    if record.kind not in DEDUPE_KINDS:
+    if record.kind not in DEDUPE_KINDS and record.kind not in OTHER_DEDUPE_KINDS:
         return None
     target = normalize(record.title)
     if not target:
         return None
     skip = set(ignore)
-    index = warm_index(store, record.kind)
+    index = warm_index(store, record.kind) if record.kind in DEDUPE_KINDS else None
     if index is not None:  # a warm index holds every title: no log to read
         return _duplicate_in_index(store, index, record.kind, target, skip)
     title_field = record.KIND.title
@@ -340,15 +367,12 @@ def find_duplicate(store: Store, record: Record, *, ignore: Iterable[str] = ()) 
 def _closest(target: str, titles: list[str]) -> int | None:
     """The position of the first title equal to ``target``, else of the first best one
     scoring at least SIMILARITY_THRESHOLD, else None."""
-    try:
-        return titles.index(target)
-    except ValueError:
-        pass
+    for i, title in enumerate(titles):
+        if title == target:
+            return i
     # Only titles that can reach the threshold go to rapidfuzz (in their order, so the
     # first of equally good matches still wins); often none do, and it is not imported.
-    # Reach depends on the length alone: compare lengths (a store has 20,000 titles).
-    lo, hi = _reach(len(target))
-    near = [i for i, n in enumerate(map(len, titles)) if lo <= n <= hi]
+    near = [i for i, title in enumerate(titles) if _within_reach(target, title)]
     if not near:
         return None
     from rapidfuzz import fuzz, process
@@ -373,11 +397,26 @@ def normalize(text: str) -> str:
 def warm_index(store: Store, kind: str) -> Any:
     """The search index with ``kind`` up to date (in memory), or None when this machine
     has none yet: then the caller reads the files, and ``lore.index`` is not imported."""
-    if not store.root.index_file.is_file():
+    index_file = store.root.index_file
+    if not index_file.is_file():
         return None
     from lore.index import current
 
-    return current(store, (kind,))
+    if kind != "decision":
+        return current(store, (kind,))
+    from lore.store import _stamp
+
+    # A decision's capture asks twice (duplicates, then contradictions) with nothing
+    # written in between: the second gets the same index instead of loading it again.
+    key = (_stamp(index_file), _stamp(store.location(kind)))
+    if _WARM and _WARM[0] is store and _WARM[1] == key:
+        return _WARM[2]
+    index = current(store, (kind,))
+    _WARM[:] = [store, key, index]
+    return index
+
+
+_WARM: list[Any] = []  # [store, (index file stamp, decision log stamp), index]
 
 
 def _duplicate_in_index(
@@ -386,10 +425,7 @@ def _duplicate_in_index(
     """``find_duplicate`` on the index's titles, in the order the store lists records
     (a log's by creation line, documents by time), so the same record is reported."""
     titles, ts, off = index.titles, index.ts, index.off
-    # Only titles that could match are put in the store's order (sorting 20,000 decisions
-    # for every capture would cost more than the whole check).
-    lo, hi = _reach(len(target))
-    docs = [d for d in index.docs(kind) if lo <= len(titles[d]) <= hi]
+    docs = index.docs(kind)
     if kind == "decision":
         docs.sort(key=off.__getitem__)
     else:
@@ -398,20 +434,6 @@ def _duplicate_in_index(
         docs = [d for d in docs if index.id_of(d) not in skip]
     found = _closest(target, [titles[d] for d in docs])
     return None if found is None else index.fetch(store, docs[found])
-
-
-def _reach(a: int) -> tuple[int, int]:
-    """The lengths a title needs to be within reach of a target of length ``a``."""
-    lo = int(SIMILARITY_THRESHOLD * a / (200 - SIMILARITY_THRESHOLD))
-    hi = int((200 - SIMILARITY_THRESHOLD) * a / SIMILARITY_THRESHOLD) + 1
-    # The float bounds are close; settle them on the exact test.
-    while lo > 0 and _within_reach("x" * a, "x" * (lo - 1)):
-        lo -= 1
-    while not _within_reach("x" * a, "x" * lo):
-        lo += 1
-    while not _within_reach("x" * a, "x" * hi):
-        hi -= 1
-    return lo, hi
 
 
 def _within_reach(target: str, title: str) -> bool:
@@ -444,6 +466,10 @@ def capture(
     if not text or not text.strip():
         raise UsageError("nothing to capture: the text is empty")
     name = route(kind, fields)
+    if name == "failure" and isinstance(fields.get("error_type"), str):
+        from lore.components.failures import canonical_type
+
+        fields["error_type"] = canonical_type(fields["error_type"].strip())
     captured = build(
         name,
         text,
@@ -457,25 +483,45 @@ def capture(
     record = captured.record
     check(record, allow_secret=allow_secret)
     check_references(store, record)
+    if name == "failure":
+        from lore.failure_rules import type_warnings
+
+        captured.warnings.extend(type_warnings(store, record))
     supersedes = fields.get("supersedes") if name == "decision" else None
     if supersedes:
         old = store.get(supersedes)
         if old.kind != "decision":
             raise InvalidInputError(f"--supersedes needs a decision id, got {old.kind} {old.id}")
+        record.supersedes = [supersedes]  # type: ignore[attr-defined]
+    # Only a decision naming two entities can contradict one (lore.usecases.contradictions).
+    contradicting = name == "decision" and len(record.entities) >= 2  # type: ignore[attr-defined]
 
     def guard() -> None:
-        if force:
-            return
-        # The decision being superseded is meant to read alike: it is not a duplicate.
-        duplicate = find_duplicate(store, record, ignore=[supersedes] if supersedes else [])
-        if duplicate is not None:
-            raise DuplicateError(
-                f"a near-duplicate {record.kind} already exists: {duplicate.id} "
-                f"({duplicate.title[:80]!r}); pass --force to record it anyway",
-                existing_id=duplicate.id,
+        if not force:
+            # The decision being superseded is meant to read alike: it is not a duplicate.
+            duplicate = find_duplicate(store, record, ignore=[supersedes] if supersedes else [])
+            if duplicate is not None:
+                raise DuplicateError(
+                    f"a near-duplicate {record.kind} already exists: {duplicate.id} "
+                    f"({duplicate.title[:80]!r}); pass --force to record it anyway",
+                    existing_id=duplicate.id,
+                )
+        if contradicting:
+            from lore.usecases.contradictions import find_contradictions
+
+            found = find_contradictions(store, record, ignore=[supersedes] if supersedes else [])
+            record.contradicts = [r.id for r, _ in found]  # type: ignore[attr-defined]
+            captured.warnings.extend(
+                f"contradicts {r.id} ({r.title[:60]!r}): both name {', '.join(shared)}; "
+                f"if it replaces it: lore journal supersede {r.id} --by {record.id}"
+                for r, shared in found
             )
 
     store.add([record], guard=guard)
+    if contradicting and record.contradicts:  # type: ignore[attr-defined]
+        from lore.usecases.contradictions import record_edges
+
+        record_edges(store, record)
     if supersedes:
         store.revise(supersedes, {"status": "superseded", "superseded_by": record.id})
     return captured

@@ -6,6 +6,7 @@ triggers, context, brief). Returns data; never prints. The ranking formula is in
 from __future__ import annotations
 
 import re
+from array import array
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -14,7 +15,7 @@ from typing import Any
 from lore import clock, search
 from lore.components.failures import Failure
 from lore.components.intent import Goal
-from lore.components.patterns import SEVERITY_RANK, AntiPattern, Pattern
+from lore.components.patterns import SEVERITY_RANK, Pattern
 from lore.errors import UsageError
 from lore.index import SEARCH_KINDS, Index, note_recalled, open_index, recall_counts
 from lore.model import Record, kind_class
@@ -35,6 +36,7 @@ class Hit:
     score: float
     parts: dict[str, float] = field(default_factory=dict)
     snippet: str = ""
+    title: str = ""  # the title as text output shows it (paths relative to the repository)
 
     def to_dict(self, *, explain: bool = False) -> dict[str, Any]:
         out = result_dict(self.record, self.score)
@@ -159,18 +161,30 @@ def rank(
     exact: dict[int, float] = {}
     fuzzy: dict[int, float] = {}
     matched: set[str] = set()
-    # Every record is scored here, filters or not; filters apply to the (fewer) matches.
+    every: list[tuple[str, list[tuple[str, float]]]] = []
     for term in terms:
+        close = search.close_terms(term, vocabulary)
+        every.append(
+            (term, [(term, 1.0)] + [(v, search.FUZZY_WEIGHT * sim) for v, sim in close.items()])
+        )
+    # Words of a project's name (or of a tag all its records carry) are not matched text.
+    from lore.index.tagwords import muted as muted_words
+
+    mute = muted_words(idx, {v for _, variants in every for v, _ in variants})
+    # Every record is scored here, filters or not; filters apply to the (fewer) matches.
+    for term, variants in every:
         own: dict[int, float] = {}
         near: dict[int, float] = {}
-        variants = [(term, 1.0)]
-        close = search.close_terms(term, vocabulary)
-        variants += [(v, search.FUZZY_WEIGHT * sim) for v, sim in close.items()]
         for variant, factor in variants:
             column = idx.postings_of(variant)
             if not column:
                 continue
             docs, tfs = column[0::2], column[1::2]
+            less = mute.get(variant)
+            if less:
+                kept = [(d, tf - less.get(d, 0)) for d, tf in zip(docs, tfs)]
+                docs = array("I", [d for d, tf in kept if tf > 0])
+                tfs = array("I", [tf for _, tf in kept if tf > 0])
             df = len(docs) - (len(dead.intersection(docs)) if dead else 0)
             if not df:
                 continue
@@ -339,7 +353,12 @@ def _below_replacements(idx: Index, ranked: list[Ranked]) -> None:
 
 
 def hits(store: Store, idx: Index, ranked: list[Ranked], matched: set[str]) -> list[Hit]:
-    """Read the records behind ``ranked`` and pick each one's best snippet."""
+    """Read the records behind ``ranked`` and pick each one's best snippet (paths under
+    the repository around the working directory shown relative to it)."""
+    from lore.gitinfo import find_repo
+
+    repo = find_repo()
+    prefix = str(repo.top).rstrip("/") + "/" if repo is not None else None
     out = []
     for r in ranked:
         record = idx.fetch(store, r.doc)
@@ -359,7 +378,11 @@ def hits(store: Store, idx: Index, ranked: list[Ranked], matched: set[str]) -> l
                 values.append(value)
             elif isinstance(value, list):
                 values.extend(v for v in value if isinstance(v, str))
-        out.append(Hit(record, r.score, r.parts, search.best_snippet(values, matched)))
+        if prefix:
+            values = [v.replace(prefix, "") for v in values]
+            shown = shown.replace(prefix, "")
+        snippet = search.best_snippet(values, matched)
+        out.append(Hit(record, r.score, r.parts, snippet, shown))
     return out
 
 
@@ -409,33 +432,6 @@ def _belongs(record: Record, project: str | None, *, unowned: bool = False) -> b
     if not project or record.project == project or project in record.tags:
         return True
     return unowned and not record.project
-
-
-def patterns(
-    store: Store, query: str | None, *, project: str | None, limit: int = DEFAULT_LIMIT
-) -> dict[str, Any]:
-    """Patterns and anti-patterns for a situation (``query``), or the project's best ones."""
-    if query and query.strip():
-        found = recall(
-            store, query, kinds=("pattern", "anti-pattern"), here=project, limit=0, remember=False
-        )
-        pats = [h.to_dict() for h in found if h.record.kind == "pattern"]
-        antis = [h.to_dict() for h in found if h.record.kind == "anti-pattern"]
-    else:
-        ps = [p for p in store.of(Pattern) if _belongs(p, project, unowned=True)]
-        ps.sort(key=lambda p: (p.confidence, p.validations, p.timestamp), reverse=True)
-        ans = [a for a in store.of(AntiPattern) if _belongs(a, project, unowned=True)]
-        ans.sort(key=lambda a: a.timestamp, reverse=True)
-        ans.sort(key=lambda a: SEVERITY_RANK.get(a.severity, 9))
-        pats = [result_dict(p) for p in ps]
-        antis = [result_dict(a) for a in ans]
-    cut = slice(0, limit or None)
-    return {
-        "query": query or None,
-        "project": project,
-        "patterns": pats[cut],
-        "anti_patterns": antis[cut],
-    }
 
 
 def failures(
@@ -541,7 +537,8 @@ def contradictions(decisions: list[Record], topic: str) -> list[dict[str, Any]]:
     CONTRADICTION_SHARED_TERMS terms of their decision text besides the topic's own.
     They disagree when their outcomes differ and at least one was revised or abandoned
     (a successful and an abandoned choice about the same thing; a pending one and a
-    revised one). Pairs come in the order of the decisions given (best first).
+    revised one), or when capture recorded one as contradicting the other (its
+    ``contradicts`` field). Pairs come in the order of the decisions given (best first).
     """
     topic_terms = set(search.query_terms(topic))
     active = [d for d in decisions if getattr(d, "status", "active") == "active"]
@@ -549,10 +546,22 @@ def contradictions(decisions: list[Record], topic: str) -> list[dict[str, Any]]:
     for i, a in enumerate(active):
         for b in active[i + 1 :]:
             oa, ob = getattr(a, "outcome", ""), getattr(b, "outcome", "")
-            if oa == ob or not ({oa, ob} & SETTLED_AGAINST):
+            recorded = b.id in _ids(a, "contradicts") or a.id in _ids(b, "contradicts")
+            if not recorded and (oa == ob or not ({oa, ob} & SETTLED_AGAINST)):
                 continue
             shared = sorted({e.lower() for e in _entities(a)} & {e.lower() for e in _entities(b)})
             why = "entities"
+            if recorded:
+                found.append(
+                    {
+                        "a": a.id,
+                        "b": b.id,
+                        "outcomes": [oa, ob],
+                        "shared": shared,
+                        "reason": f"recorded at capture: both name {', '.join(shared)}",
+                    }
+                )
+                continue
             if not shared:
                 ta = set(search.query_terms(a.title)) - topic_terms
                 tb = set(search.query_terms(b.title)) - topic_terms
@@ -570,6 +579,11 @@ def contradictions(decisions: list[Record], topic: str) -> list[dict[str, Any]]:
                 }
             )
     return found
+
+
+def _ids(record: Record, field: str) -> list[str]:
+    value = getattr(record, field, None)
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def _entities(record: Record) -> list[str]:

@@ -9,7 +9,8 @@ line rather than blocking. Each problem becomes an :class:`Issue` with one of ``
 - ``not-utf8`` (error): bytes that are not UTF-8 text (or NUL bytes: a binary file)
 - ``unreadable`` (error): the file exists but cannot be read (permissions)
 - ``schema`` (error): a field breaks the kind's rules (``Record.problems()``), or a malformed
-  revision line (one without a valid timestamp is only a warning)
+  revision line (one without a valid timestamp is only a warning); a retracted record's
+  fields and references are not checked, only its id
 - ``bad-id`` (error): an id that is missing, not a string, or lacks the kind's prefix
 - ``duplicate-id`` (error): two different records with one id (in one log, or across files)
 - ``id-mismatch`` (error): a document whose file name (or a project whose key) is not its id
@@ -435,6 +436,8 @@ class _Checker:
         self.counts[kind] += 1
         rid = record.id
         for field, message in _problems(record):
+            if field != "id" and _retracted(record):
+                continue  # withdrawn: kept for history, only its id must still hold
             at = field_lines.get(field, line)
             code = "bad-id" if field == "id" else "schema"
             note = " (set by this revision)" if revised and field in field_lines else ""
@@ -450,6 +453,8 @@ class _Checker:
 
     def check_references(self) -> None:
         for record, rel, line, field_lines in self.entries:
+            if _retracted(record):
+                continue  # a withdrawn record's links are not followed
             for field, target, kind in _references(record):
                 at = field_lines.get(field, line)
                 seen = self.ids.get(target)
@@ -524,6 +529,13 @@ def _problems(record: Record) -> list[tuple[str, str]]:
         return record.problems()
     except Exception as exc:
         return [("record", f"could not be checked ({type(exc).__name__}: {exc})")]
+
+
+def _retracted(record: Record) -> bool:
+    try:
+        return record.retracted
+    except Exception:
+        return False
 
 
 def _references(record: Record) -> list[tuple[str, str, str]]:

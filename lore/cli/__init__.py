@@ -59,6 +59,16 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "Print the record with id RECORD_ID (any kind) in its latest state.",
     ),
     "list": ("records:list_cmd", "List records of KIND, newest first."),
+    "patterns": ("patterns:patterns_cmd", "Work with patterns and anti-patterns (default: list)."),
+    "suggest": (
+        "patterns:suggest_cmd",
+        "Suggest the patterns that fit CONTEXT, and the anti-patterns to watch for.",
+    ),
+    "goal": ("goal:goal_cmd", "Create, list, show and update goals (default: list)."),
+    "registry": (
+        "registry:registry_cmd",
+        "Register projects and bundle their context (default: list).",
+    ),
     "retract": (
         "capture:retract_cmd",
         "Withdraw a record: it stays on disk but leaves default listings.",
@@ -70,6 +80,18 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "promote-failure": (
         "feedback:promote_failure_cmd",
         'Turn recurring failures into a "PITFALL: TYPE" anti-pattern.',
+    ),
+    "journal": (
+        "journal:journal_cmd",
+        "Work with decisions: list, query, update, link, supersede, export (default: list).",
+    ),
+    "inbox": (
+        "inbox:inbox_cmd",
+        "Triage observations: list them (default: the raw ones), promote or discard one.",
+    ),
+    "evidence": (
+        "evidence:evidence_cmd",
+        "Record and weigh evidence: add, list, show, update, stats (default: list).",
     ),
     "sessions": ("session:sessions_cmd", "List and show sessions (default: list)."),
     "transfer": ("session:transfer_cmd", "Housekeeping for sessions."),

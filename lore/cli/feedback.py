@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from lore.cli._app import App
-from lore.cli._output import echo, emit_json, json_option
+from lore.cli._output import echo, emit_json, json_option, note
 
 pass_app = click.make_pass_decorator(App)
 
@@ -41,15 +41,18 @@ def review_cmd(
 
     Resolving appends the outcome (with resolved_at and the lesson). A
     successful decision raises the confidence (+0.1, at most 1) and validations
-    of the patterns linked to it (shared tags, entities or graph edges); an
-    abandoned one is recorded as a LogicError failure.
+    of the patterns it vouches for: those it cites (a pat- id in any of its
+    fields, or a graph edge between the two) and those learned in its session (a
+    shared tag is not enough). An abandoned one is recorded as a LogicError
+    failure. The listing prints one decision per line on stdout; the hint goes to
+    stderr.
 
     \b
     Examples:
       lore review --days 0
       lore review --resolve dec-3f9a0c1b2d4e --outcome successful --lesson "worked"
     """
-    from lore.commands import review
+    from lore.usecases.core import review
 
     doc = review(
         app.store, days=days, resolve_id=resolve_id, outcome=outcome, lesson=lesson, force=force
@@ -58,8 +61,9 @@ def review_cmd(
         emit_json(doc)
         return
     if resolve_id is None:
+        # stdout holds one decision per line and nothing else: messages go to stderr.
         if not doc["pending"]:
-            echo(
+            note(
                 f"no decisions pending for more than {days} days"
                 if days
                 else "no pending decisions"
@@ -67,7 +71,7 @@ def review_cmd(
             return
         for d in doc["pending"]:
             echo(f"{d['id']}  {d['timestamp'][:10]}  {d['decision']}")
-        echo("\nresolve with: lore review --resolve ID --outcome successful|revised|abandoned")
+        note("resolve with: lore review --resolve ID --outcome successful|revised|abandoned")
         return
     echo(f"decision {doc['id']}: {outcome}")
     for raised in doc["patterns_raised"]:

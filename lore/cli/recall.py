@@ -152,8 +152,8 @@ search_cmd = click.Command(
 
 
 def _show(app: App, text: str, as_json: bool, **options: Any) -> None:
-    """Run ``lore.commands.recall`` and print its document, or render it as text."""
-    from lore.commands import recall
+    """Run ``lore.usecases.core.recall`` and print its document, or render it as text."""
+    from lore.usecases.core import recall
 
     result = recall(app.store, text, **options)
     if as_json:
@@ -161,7 +161,7 @@ def _show(app: App, text: str, as_json: bool, **options: Any) -> None:
         return
     render = {
         "search": lambda: _recall(text, result.hits, bool(options.get("explain"))),
-        "patterns": lambda: _patterns(result.doc),
+        "patterns": lambda: _render_patterns(result.doc),
         "failures": lambda: _failures(result.doc),
         "triggers": lambda: _triggers(result.doc),
         "context": lambda: _context(result.doc),
@@ -181,7 +181,9 @@ def _recall(text: str, found: list[Any], explain: bool) -> None:
         return
     for hit in found:
         item = hit.to_dict()
-        echo(_line(item, score=True))
+        title = hit.title or _title(item)  # paths in it relative to the repository
+        head = style(f"{item['type']} {item['id']}", bold=True)
+        echo(f"{item['score']:.2f}  {head}  {title}")
         if hit.snippet:
             echo(style(f"      {hit.snippet}", dim=True))
         if explain:
@@ -189,7 +191,12 @@ def _recall(text: str, found: list[Any], explain: bool) -> None:
             echo(f"      [{parts}]")
 
 
-def _patterns(doc: dict[str, Any]) -> None:
+def _patterns(app: App, text: str, project: str | None, limit: int, as_json: bool) -> None:
+    """``recall --patterns`` and ``lore suggest``: one use case, one rendering."""
+    _show(app, text, as_json, mode="patterns", project=project, limit=limit)
+
+
+def _render_patterns(doc: dict[str, Any]) -> None:
     _section("Patterns", doc["patterns"])
     _section("Anti-patterns", doc["anti_patterns"])
 
@@ -256,7 +263,7 @@ def context_cmd(app: App, project: str, limit: int, as_json: bool) -> None:
     Same as `lore recall --project PROJECT`. With --json: {"project", "registry",
     "decisions", "patterns", "failures", "goals"}, each section a list of records.
     """
-    from lore.commands import recall
+    from lore.usecases.core import recall
 
     doc = recall(app.store, project=project, limit=limit).doc
     if as_json:

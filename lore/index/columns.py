@@ -31,12 +31,14 @@ SEARCH_KINDS = (
 DEDUPE_KINDS = ("decision", "pattern", "anti-pattern")  # as lore.capture checks them
 
 # Per-record columns and their array typecodes: time (epoch seconds), project code,
-# static importance, weighted length, the creation line's byte offset and length (logs;
-# -1 for documents), the failure group (error type) code and the session_id code.
+# static importance, a decision's resume weight, weighted length, the creation line's
+# byte offset and length (logs; -1 for documents), the failure group (error type) code
+# and the session_id code.
 _ARRAYS = {
     "ts": "d",
     "proj": "I",
     "imp": "f",
+    "dw": "f",
     "dl": "I",
     "off": "q",
     "ln": "I",
@@ -78,6 +80,7 @@ class Columns:
         self.ts = array("d")
         self.proj = array("I")
         self.imp = array("f")
+        self.dw = array("f")  # a decision's resume weight (write.decision_weight), else 0
         self.dl = array("I")
         self.off = array("q")
         self.ln = array("I")

@@ -58,6 +58,7 @@ class Writable(Columns):
         project = record.project if isinstance(record.project, str) else None
         self.proj.append(self._intern("projects", project))
         self.imp.append(search.importance(kind.name, record.__dict__))
+        self.dw.append(decision_weight(record.__dict__) if kind.name == "decision" else 0.0)
         self.dl.append(length)
         self.off.append(span[0])
         self.ln.append(span[1])
@@ -147,6 +148,33 @@ class Writable(Columns):
         self.changed = True
 
 
+# What lore resume ranks decisions by, besides recency and recall (see lore.resume).
+DECISION_TYPE_WEIGHT = {
+    "architecture": 1.0,
+    "implementation": 0.6,
+    "process": 0.6,
+    "tooling": 0.5,
+    "refactor": 0.5,
+    "bugfix": 0.5,
+    "naming": 0.3,
+    "other": 0.3,
+}
+W_DECISION_TYPE, W_DECISION_OUTCOME, W_DECISION_SPEC = 0.25, 0.25, 0.20
+
+
+def decision_weight(state: dict[str, Any]) -> float:
+    """The part of a decision's resume rank its own fields decide (kept in the index):
+    W_DECISION_TYPE * type weight + W_DECISION_OUTCOME * importance (outcome, lesson)
+    + W_DECISION_SPEC * spec_quality."""
+    kind = DECISION_TYPE_WEIGHT.get(str(state.get("type")), DECISION_TYPE_WEIGHT["other"])
+    spec = max(0.0, min(1.0, search._number(state.get("spec_quality"), 0.0)))
+    return (
+        W_DECISION_TYPE * kind
+        + W_DECISION_OUTCOME * search.importance("decision", state)
+        + W_DECISION_SPEC * spec
+    )
+
+
 def _flag(record: Record) -> int:
     """1 for what resume looks for among many: a pending decision, an active goal, a
     closed session."""
@@ -168,8 +196,8 @@ def _facts(record: Record) -> tuple[Any, ...] | None:
     """The few fields ``lore resume`` chooses by, so it reads only the records it shows.
 
     session: (status, ended_at or timestamp, project or None);
-    pattern: (confidence, validations); anti-pattern: (severity, name);
-    goal: (status, priority). Only marshal-safe plain values.
+    pattern: (confidence, validations);
+    anti-pattern: (severity, name); goal: (status, priority). Only marshal-safe plain values.
     """
     kind = record.KIND.name
     state = record.__dict__

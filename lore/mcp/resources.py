@@ -18,7 +18,7 @@ def _resource_error(exc: LoreError) -> Exception:
 
 def resume_text() -> str:
     """The resume text, as `lore resume` prints it."""
-    from lore.commands import resume
+    from lore.usecases.core import resume
 
     try:
         return resume(store())[0]
@@ -28,8 +28,8 @@ def resume_text() -> str:
 
 def record_json(id: str) -> str:
     """One record as stored (`lore show ID --json`)."""
-    from lore.commands import show
     from lore.mcp._tool import dumps
+    from lore.usecases.core import show
 
     try:
         return dumps(show(store(), id))
@@ -39,7 +39,7 @@ def record_json(id: str) -> str:
 
 def start_session(project: str | None = None) -> str:
     """Start a session: what the last one left, and how to keep lore up to date."""
-    from lore.commands import resume
+    from lore.usecases.core import resume
 
     text = resume(store(), project=project)[0]
     return (

@@ -107,18 +107,8 @@ def run_tutorial(steps: list[Step], scratch: Path) -> list[tuple[list[str], int]
         "LORE_CACHE_DIR": str(scratch / "cache"),
     }
     (scratch / "home").mkdir()
-    result = subprocess.run(
-        ["bash", "-c", "\n".join(script)],
-        cwd=scratch,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=240,
-        check=False,
-    )
-    output = result.stdout.replace(f"{tmp}/", "/tmp/").replace(str(tmp), "/tmp")
+    output = in_terminal(["bash", "-c", "\n".join(script)], cwd=scratch, env=env)
+    output = output.replace(f"{tmp}/", "/tmp/").replace(str(tmp), "/tmp")
     outputs: list[tuple[list[str], int]] = []
     current: list[str] = []
     for line in output.split("\n"):
@@ -145,13 +135,82 @@ def same_ids(steps: list[Step], outputs: list[tuple[list[str], int]]) -> dict[st
     return mapping
 
 
+def in_terminal(argv: list[str], *, cwd: Path, env: dict[str, str]) -> str:
+    """Run argv with stdout and stderr on a 100-column pseudo-terminal, as a reader would.
+
+    Tables, colours (off: NO_COLOR) and wrapping then follow the terminal rules, so the
+    pasted outputs are what a person sees; stdin stays closed (/dev/null).
+    """
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 100, 0, 0))
+    proc = subprocess.Popen(
+        argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave
+    )
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: every writer closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(master)
+    proc.wait(timeout=240)
+    return settle(b"".join(chunks).decode("utf-8", "replace"))
+
+
+_CSI = re.compile(r"\x1b\[([0-9;?]*)([A-Za-z])")
+
+
+def settle(raw: str) -> str:
+    """What the terminal shows once output stops: progress bars redrawn in place collapse.
+
+    Enough of a terminal for lore's output: newline, carriage return, cursor up (CSI A)
+    and erase line (CSI K); other control sequences (cursor visibility) are dropped.
+    """
+    raw = raw.replace("\r\n", "\n")  # the terminal's own line ends (onlcr)
+    lines: list[str] = [""]
+    row = 0
+    pos = 0
+    while pos < len(raw):
+        m = _CSI.match(raw, pos)
+        if m:
+            if m.group(2) == "A":
+                row = max(0, row - int(m.group(1) or 1))
+            elif m.group(2) == "K":
+                lines[row] = ""
+            pos = m.end()
+            continue
+        char = raw[pos]
+        pos += 1
+        if char == "\n":
+            row += 1
+            if row == len(lines):
+                lines.append("")
+        elif char == "\r":
+            lines[row] = ""  # lore never overwrites part of a line
+        else:
+            lines[row] += char
+    # A cursor moved up and erased leaves blank lines below: the screen ends at the last text.
+    while len(lines) > 1 and lines[-1] == "" and lines[-2] == "":
+        lines.pop()
+    return "\n".join(lines)
+
+
 def update(text: str, steps: list[Step], outputs: list[tuple[list[str], int]]) -> str:
     lines = text.splitlines()
     # Replace from the bottom up so earlier line numbers stay valid.
     for step, (got, code) in reversed(list(zip(steps, outputs))):
         start = step.line  # index of the line after the command
         end = start + len(step.expected) + (1 if step.exit_code else 0)
-        new = list(got) + ([f"[exit {code}]"] if code else [])
+        new = [line.rstrip() for line in got] + ([f"[exit {code}]"] if code else [])
         lines[start:end] = new
     return "\n".join(lines) + "\n"
 

@@ -140,7 +140,7 @@ def test_a_whole_session_through_the_tools(server: Any) -> None:
         for n in range(3)
     ]
     assert [("rule_of_three" in f) for f in fails] == [False, False, True]
-    assert fails[2]["rule_of_three"] == {"error_type": "Timeout", "count": 3}
+    assert fails[2]["rule_of_three"] == {"error_type": "Timeout", "count": 3, "pitfall": None}
     anti = server.ok(
         "capture", text="Polling the bucket", kind="anti-pattern", fields={"fix": "use events"}
     )
@@ -150,10 +150,8 @@ def test_a_whole_session_through_the_tools(server: Any) -> None:
     con = server.ok("capture", text="Ledger", kind="concept", fields={"aliases": ["books"]})
     assert con["record"]["aliases"] == ["books"]
     assert len(server.call("observe", text="no warnings here").content) == 1
-    warned = server.call("capture", text="Ledger sizes", kind="concept", fields={"fix": "x"})
-    assert warned.content[0].text == "lore: warning: ignored --fix: not a field of a concept"
-    assert warned.structured_content == orjson.loads(warned.content[1].text)
-    assert "fix" not in warned.structured_content["record"]
+    wrong = server.error("capture", text="Ledger sizes", kind="concept", fields={"fix": "x"})
+    assert wrong["code"] == "usage" and wrong["error"].startswith("not a flag of a concept: --fix")
 
     found = server.ok("recall", query="ledger postgres")
     assert found["query"] == "ledger postgres"
@@ -227,6 +225,16 @@ def test_a_whole_session_through_the_tools(server: Any) -> None:
     assert doc["session"]["id"] == hand["id"]
     assert doc["session"]["next_steps"] == ["add retries"]
     assert again.structured_content == doc
+
+
+def test_warnings_come_before_the_document(server: Any) -> None:
+    server.ok("fail", error_type="DiskQuota", message="the scratch disk filled up")
+    warned = server.call("fail", error_type="DiskQuote", message="the scratch disk again")
+    assert warned.content[0].text.startswith(
+        "lore: warning: new error type DiskQuote is close to DiskQuota (1 failure)"
+    )
+    assert warned.structured_content == orjson.loads(warned.content[1].text)
+    assert warned.structured_content["record"]["error_type"] == "DiskQuote"
 
 
 def test_resources_and_prompt(server: Any) -> None:

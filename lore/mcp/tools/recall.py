@@ -60,7 +60,7 @@ def recall(
     "counts", "failures"}; triggers: {"threshold", "triggers"}; brief: {"topic",
     "decisions", "patterns", "failures", "contradictions"}; a `project` with no query:
     the project's context). Read-only."""
-    from lore.commands import recall as run
+    from lore.usecases.core import recall as run
 
     return run(
         store(),

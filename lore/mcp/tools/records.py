@@ -28,7 +28,7 @@ AllowSecret = Annotated[
 
 def _capture(text: str, kind: str | None, fields: dict[str, Any], **options: Any) -> Answer:
     """The capture document, after the warnings the CLI prints on stderr (if any)."""
-    from lore.commands import capture
+    from lore.usecases.core import capture
 
     options.setdefault("source", SOURCE)
     written = capture(store(), text, kind=kind, fields=fields, **options)
@@ -136,7 +136,8 @@ def fail(
 ) -> Answer:
     """Record a failure when a command, test or approach fails, so recurring ones are
     spotted. When its error type reaches three failures the result also carries
-    "rule_of_three": {"error_type", "count"}: time to record the fix with `learn`.
+    "rule_of_three": {"error_type", "count", "pitfall"}: time to record the fix with
+    `learn` (or, when `pitfall` names one, read that PITFALL anti-pattern).
     Returns the same as `lore capture --json`:
     {"ok", "id", "type" (the kind), "timestamp", "record"}."""
     fields = {"error_type": error_type, "tool": tool, "step": step}
@@ -204,7 +205,7 @@ def show(
 ) -> Doc:
     """One record, any kind, in its latest state, exactly as stored (the same as `lore
     show --json`); with `history`: {"record", "history": [creation line, revisions]}."""
-    from lore.commands import show as run
+    from lore.usecases.core import show as run
 
     return run(store(), id, history=history)
 

@@ -33,6 +33,6 @@ def review(
     of the patterns linked to it, an abandoned one is recorded as a LogicError failure.
     Returns the same as `lore review --resolve --json`: {"ok", "id", "outcome", "record",
     "patterns_raised", "failure_id"}."""
-    from lore.commands import review as run
+    from lore.usecases.core import review as run
 
     return run(store(), days=days, resolve_id=id, outcome=outcome, lesson=lesson, force=force)

@@ -32,7 +32,7 @@ def resume(
     {"project", "session", "reconstructed", "recent_decisions", "patterns", "pitfalls",
     "recurring_failures", "goals", "goals_count", "pending_review",
     "pending_review_count", "fork", "cut"}. Read-only."""
-    from lore.commands import resume as run
+    from lore.usecases.core import resume as run
 
     text, doc = run(store(), session_id=session_id, project=project, budget=budget)
     return Answer(doc, text)
@@ -57,7 +57,7 @@ def handoff(
     the ids of every record captured during it. Text that looks like a credential is refused
     unless `allow_secret`. Returns the same as `lore handoff
     --json`: {"ok", "id", "type": "session", "timestamp", "record"}."""
-    from lore.commands import handoff as run
+    from lore.usecases.core import handoff as run
 
     return run(
         store(),

@@ -1,4 +1,5 @@
-"""The use cases behind the commands, each returning the command's ``--json`` document
+"""The use cases behind the core commands (capture and its shortcuts, retract, handoff,
+resume, show, review, recall), each returning the command's ``--json`` document
 (LORE_CONTRACT.md §8). ``lore.cli`` renders these documents; ``lore.mcp`` returns them as
 they are, so a shell user and an agent get the same answer from the same code.
 """
@@ -11,6 +12,7 @@ from typing import Any, NamedTuple
 from lore.errors import UsageError
 from lore.model import Record
 from lore.store import Store
+from lore.usecases.common import gate, reply
 
 RECALL_MODES = ("patterns", "failures", "triggers", "brief")
 DEFAULT_THRESHOLD = 3
@@ -24,61 +26,41 @@ class Written(NamedTuple):
     warnings: list[str]
 
 
-def written_doc(record: Record, timestamp: str | None = None) -> dict[str, Any]:
-    """The capture shape: ``{"ok", "id", "type", "timestamp", "record"}``."""
-    return {
-        "ok": True,
-        "id": record.id,
-        "type": record.kind,
-        "timestamp": timestamp or record.timestamp,
-        "record": record.to_dict(),
-    }
-
-
 def capture(store: Store, text: str, **options: Any) -> Written:
     """``lore capture`` and its shortcuts: store one record (options as
-    :func:`lore.capture.capture` takes them) and add the Rule-of-Three count."""
+    :func:`lore.capture.capture` takes them), with the Rule-of-Three count for a failure
+    and the decisions a new decision contradicts."""
     from lore.capture import capture as _capture
 
     captured = _capture(store, text, **options)
-    doc = written_doc(captured.record)
-    rule = rule_of_three(store, captured.record)
-    if rule:
-        doc["rule_of_three"] = rule
-    return Written(doc, captured.record, captured.warnings)
+    record = captured.record
+    doc = reply(record)
+    if record.kind == "failure":
+        from lore.failure_rules import rule_of_three
 
-
-def rule_of_three(store: Store, record: Record) -> dict[str, Any] | None:
-    """``{"error_type", "count"}`` when a new failure's type reached the Rule of Three."""
-    if record.kind != "failure":
-        return None
-    from typing import cast
-
-    from lore.capture import warm_index
-    from lore.components.failures import RULE_OF_THREE, Failure
-
-    error_type = record.error_type  # type: ignore[attr-defined]
-    index = warm_index(store, "failure")
-    if index is not None:  # a warm index counts without reading the log
-        group = index.code("groups", str(error_type))
-        count = list(map(index.grp.__getitem__, index.docs("failure"))).count(group)
-        return {"error_type": error_type, "count": count} if count >= RULE_OF_THREE else None
-    # Only failures stored with this type (or with none: the record's default says) are
-    # built; a store holds tens of thousands of failures and each record costs time.
-    failures = cast(
-        "list[Failure]",
-        store.matching(Failure, lambda s: s.get("error_type", error_type) == error_type),
-    )
-    count = sum(1 for f in failures if not f.hidden and f.error_type == error_type)
-    return {"error_type": error_type, "count": count} if count >= RULE_OF_THREE else None
+        rule = rule_of_three(store, record)
+        if rule:
+            doc["rule_of_three"] = rule
+    contradicts = getattr(record, "contradicts", None)
+    if contradicts:
+        doc["contradicts"] = contradicts
+    return Written(doc, record, captured.warnings)
 
 
 def retract(store: Store, record_id: str, *, reason: str | None = None) -> Written:
-    """``lore retract``: withdraw a record; the capture shape with the retraction time."""
+    """``lore retract``: withdraw a record; the capture shape plus ``retracted_at``."""
     from lore.api import retract as _retract
 
     updated, when = _retract(store, record_id, reason=reason)
-    return Written(written_doc(updated, when), updated, [])
+    doc = {
+        "ok": True,
+        "id": updated.id,
+        "type": updated.kind,
+        "timestamp": updated.timestamp,
+        "retracted_at": when,
+        "record": updated.to_dict(),
+    }
+    return Written(doc, updated, [])
 
 
 def handoff(
@@ -90,24 +72,27 @@ def handoff(
     blockers: Sequence[str] = (),
     questions: Sequence[str] = (),
     threads: Sequence[str] = (),
+    replace: bool = False,
     allow_secret: bool = False,
 ) -> Written:
     """``lore handoff``: close the current session with ``message`` and the open items
-    (through the secrets gate unless ``allow_secret``)."""
-    from lore.capture import detect_project, refuse_secrets
+    (through the secrets gate unless ``allow_secret``); the document says what happened
+    to the open items the session inherited (``open_items``)."""
+    from lore.capture import detect_project
     from lore.components.transfer import handoff as _handoff
     from lore.gitinfo import snapshot
 
-    if not allow_secret:
-        refuse_secrets(
-            {
-                "message": message,
-                "next_steps": list(next_steps),
-                "blockers": list(blockers),
-                "questions": list(questions),
-                "threads": list(threads),
-            }
-        )
+    gate(
+        {
+            "message": message,
+            "next_steps": list(next_steps),
+            "blockers": list(blockers),
+            "questions": list(questions),
+            "threads": list(threads),
+        },
+        allow_secret=allow_secret,
+    )
+    report: dict[str, Any] = {}
     session = _handoff(
         store,
         message,
@@ -117,8 +102,10 @@ def handoff(
         questions=list(questions),
         threads=list(threads),
         git=snapshot(),
+        replace=replace,
+        report=report,
     )
-    return Written(written_doc(session), session, [])
+    return Written(reply(session, open_items=report), session, [])
 
 
 def resume(
@@ -152,13 +139,18 @@ def resume(
 
 
 def show(store: Store, record_id: str, *, history: bool = False) -> dict[str, Any]:
-    """``lore show``: the record as stored (with ``history``: and its stored lines)."""
+    """``lore show``: the record as stored (with ``history``: ``{"record", "history"}``),
+    plus ``evidence`` (the evidence records that support it) when there is some."""
     from lore.api import record_history
+    from lore.usecases.evidence import backing
 
-    data = store.get(record_id).to_dict()
-    if history:
-        return {"record": data, "history": record_history(store, record_id)}
-    return data
+    record = store.get(record_id)
+    data = record.to_dict()
+    out: dict[str, Any] = (
+        {"record": data, "history": record_history(store, record_id)} if history else data
+    )
+    evidence = backing(store, record.id)
+    return {**out, "evidence": evidence} if evidence else out
 
 
 def review(
@@ -219,7 +211,9 @@ def recall(
         raise UsageError("--threshold goes with --triggers")
     here = detect_project(project)
     if mode == "patterns":
-        return Recalled(mode, r.patterns(store, text or None, project=here, limit=limit), [])
+        from lore.usecases.patterns import suggest
+
+        return Recalled(mode, suggest(store, text or None, project=here, limit=limit), [])
     if mode == "failures":
         doc = r.failures(
             store,
