@@ -79,7 +79,16 @@ TOOLS = {
     "handoff": (
         False,
         ["message"],
-        ["message", "next", "blockers", "questions", "threads", "project", "allow_secret"],
+        [
+            "message",
+            "next",
+            "blockers",
+            "questions",
+            "threads",
+            "replace",
+            "project",
+            "allow_secret",
+        ],
     ),
     "show": (True, ["id"], ["id", "history"]),
     "list": (True, ["kind"], ["kind", "tags", "project", "limit", "show_all"]),
@@ -209,6 +218,7 @@ def test_a_whole_session_through_the_tools(server: Any) -> None:
         threads=["upload retries"],
     )
     assert hand["type"] == "session" and hand["ok"] is True
+    assert hand["open_items"]["how"] in ("new", "settled")
     session = hand["record"]
     assert session["status"] == "closed" and session["summary"] == "Ledger moved to Postgres."
     assert (session["next_steps"], session["blockers"], session["questions"]) == (

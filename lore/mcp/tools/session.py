@@ -45,6 +45,10 @@ def handoff(
     blockers: Annotated[list[str], Field(description="What blocks progress.")] = [],  # noqa: B006
     questions: Annotated[list[str], Field(description="Open questions.")] = [],  # noqa: B006
     threads: Annotated[list[str], Field(description="Open threads to pick up.")] = [],  # noqa: B006
+    replace: Annotated[
+        bool,
+        Field(description="In a session started by a fork: drop the inherited open items."),
+    ] = False,
     project: Project = None,
     allow_secret: Annotated[
         bool,
@@ -56,7 +60,8 @@ def handoff(
     steps, blockers, questions and threads. The session also records the git state and
     the ids of every record captured during it. Text that looks like a credential is refused
     unless `allow_secret`. Returns the same as `lore handoff
-    --json`: {"ok", "id", "type": "session", "timestamp", "record"}."""
+    --json`: {"ok", "id", "type": "session", "timestamp", "record", "open_items"}
+    (`open_items`: whether the lists were merged with inherited ones, replaced or settled)."""
     from lore.usecases.core import handoff as run
 
     return run(
@@ -67,5 +72,6 @@ def handoff(
         blockers=blockers,
         questions=questions,
         threads=threads,
+        replace=replace,
         allow_secret=allow_secret,
     ).doc
