@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{n:,} records" if args.store is None else f"store {root.name}"
         lines = [
             BEGIN,
-            "## 7. The MCP server (`lore mcp`)",
+            "## 8. The MCP server (`lore mcp`)",
             "",
             "Measured by `bench/mcp_server.py` with the MCP SDK's own client (`stdio_client` + "
             "`ClientSession`) talking to `.venv/bin/lore mcp` over stdio, on the generated "

@@ -66,6 +66,13 @@ UNTIL_HELP = "Only records before an ISO date/time (a date: through its end), or
     "--threshold", type=click.IntRange(min=1), default=None, help="With --triggers (default 3)."
 )
 @click.option("--brief", "as_brief", is_flag=True, help="Mode: a briefing on the topic QUERY.")
+@click.option(
+    "--graph-depth",
+    type=click.IntRange(0, 3),
+    default=0,
+    help="Also list records within N graph edges of each hit (0-3).",
+)
+@click.option("--deep", is_flag=True, help="Rank by personalized PageRank seeded from the hits.")
 @json_option
 @pass_app
 def recall_cmd(
@@ -85,6 +92,8 @@ def recall_cmd(
     as_triggers: bool,
     threshold: int | None,
     as_brief: bool,
+    graph_depth: int,
+    deep: bool,
     as_json: bool,
 ) -> None:
     """Search every kind of record for QUERY, best match first.
@@ -110,6 +119,7 @@ def recall_cmd(
       lore recall why did we pick postgres
       lore recall --kind decision --since 2w "cache invalidation" --explain
       lore recall --brief auth
+      lore recall --deep "session store" --explain
     """
     modes = [
         name
@@ -139,6 +149,8 @@ def recall_cmd(
         explain=explain,
         error_type=error_type,
         threshold=threshold,
+        deep=deep,
+        graph_depth=graph_depth,
     )
 
 
@@ -161,6 +173,7 @@ def _show(app: App, text: str, as_json: bool, **options: Any) -> None:
         return
     render = {
         "search": lambda: _recall(text, result.hits, bool(options.get("explain"))),
+        "graph": lambda: _render_graph(text, result.hits, result.via, bool(options.get("explain"))),
         "patterns": lambda: _render_patterns(result.doc),
         "failures": lambda: _failures(result.doc),
         "triggers": lambda: _triggers(result.doc),
@@ -189,6 +202,19 @@ def _recall(text: str, found: list[Any], explain: bool) -> None:
         if explain:
             parts = ", ".join(f"{k} {v:.3f}" for k, v in hit.parts.items() if k != "score")
             echo(f"      [{parts}]")
+
+
+def _render_graph(text: str, found: list[Any], via: dict[str, list[str]], explain: bool) -> None:
+    """--deep / --graph-depth: the hits recall found through the knowledge graph."""
+    if not found:
+        note(f"no matches for {text!r}")
+    for hit in found:
+        echo(_line(hit.to_dict(), score=True))
+        if explain:
+            parts = ", ".join(f"{k} {v:.3f}" for k, v in hit.parts.items() if k != "score")
+            echo(f"      [{parts}]")
+            for step in via.get(hit.record.id, ()):
+                echo(f"      via {step}")
 
 
 def _patterns(app: App, text: str, project: str | None, limit: int, as_json: bool) -> None:

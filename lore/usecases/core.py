@@ -175,11 +175,13 @@ def review(
 
 
 class Recalled(NamedTuple):
-    """A recall's JSON document; ``hits`` (with snippets) for a plain search, else empty."""
+    """A recall's JSON document; ``hits`` (with snippets) for a plain or graph search, else
+    empty; ``via``: how the graph found each hit (graph search)."""
 
-    mode: str  # "search", "context" or one of RECALL_MODES
+    mode: str  # "search", "graph", "context" or one of RECALL_MODES
     doc: dict[str, Any]
     hits: list[Any]
+    via: dict[str, list[str]] = {}  # noqa: RUF012 (never mutated)
 
 
 def recall(
@@ -197,14 +199,19 @@ def recall(
     explain: bool = False,
     error_type: str | None = None,
     threshold: int | None = None,
+    deep: bool = False,
+    graph_depth: int = 0,
 ) -> Recalled:
-    """``lore recall`` in every mode: checks the combination, runs it, returns its document."""
+    """``lore recall`` in every mode: checks the combination, runs it, returns its document.
+    ``deep`` / ``graph_depth``: a plain search through the knowledge graph (lore.graph)."""
     from lore import recall as r
     from lore.capture import detect_project
 
     text = query.strip()
     if mode is not None and mode not in RECALL_MODES:
         raise UsageError(f"unknown recall mode {mode!r}: use one of {', '.join(RECALL_MODES)}")
+    if (deep or graph_depth) and mode is not None:
+        raise UsageError("--deep and --graph-depth go with a plain QUERY, not a mode")
     if error_type and mode != "failures":
         raise UsageError("--type goes with --failures")
     if threshold is not None and mode != "triggers":
@@ -236,6 +243,9 @@ def recall(
         return Recalled("context", r.context(store, project, limit=limit), [])
     if not text:
         raise UsageError("nothing to recall: give a QUERY (or a mode: --patterns, --failures, ...)")
+    if deep or graph_depth:
+        return _graph(store, text, deep, graph_depth, limit, kinds, project, tags, since,
+                      until, show_all, explain, here)  # fmt: skip
     found = r.recall(
         store,
         text,
@@ -250,3 +260,49 @@ def recall(
     )
     doc = {"query": text, "results": [h.to_dict(explain=explain) for h in found]}
     return Recalled("search", doc, found)
+
+
+def _graph(
+    store: Store,
+    text: str,
+    deep: bool,
+    depth: int,
+    limit: int,
+    kinds: Sequence[str],
+    project: str | None,
+    tags: Sequence[str],
+    since: str | None,
+    until: str | None,
+    show_all: bool,
+    explain: bool,
+    here: str | None,
+) -> Recalled:
+    """``recall --deep`` / ``--graph-depth``: the hits, with ``explain.via`` when asked."""
+    import sys
+
+    from lore.graph.recall import graph_recall
+
+    found, via = graph_recall(
+        store,
+        text,
+        deep=deep,
+        depth=depth,
+        limit=limit,
+        kinds=tuple(kinds),
+        project=project,
+        tags=tuple(tags),
+        since=since,
+        until=until,
+        show_hidden=show_all,
+        here=here,
+        # the lore console script ends after this command (see lore.graph.snapshot.load);
+        # a long-lived caller (lore mcp, tests) does not
+        one_shot="lore.launch" in sys.modules and (store.kept is None),
+    )
+    results = []
+    for hit in found:
+        item = hit.to_dict(explain=explain)
+        if explain and hit.record.id in via:
+            item["explain"]["via"] = via[hit.record.id]
+        results.append(item)
+    return Recalled("graph", {"query": text, "results": results}, found, via)

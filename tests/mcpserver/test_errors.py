@@ -60,6 +60,10 @@ def test_lore_rules_apply(server: Any) -> None:
     assert server.error("recall")["code"] == "usage"  # no query and no mode
     assert server.error("recall", mode="brief")["error"].startswith("--brief needs a topic")
     assert server.error("recall", query="x", error_type="Timeout")["code"] == "usage"
+    assert server.error("recall", query="x", mode="brief", deep=True)["error"] == (
+        "--deep and --graph-depth go with a plain QUERY, not a mode"
+    )
+    assert server.error("recall", query="x", graph_depth=4)["code"] == "usage"
     assert server.error("recall", query="x", since="last tuesday")["code"] == "usage"
     assert server.error("learn", text="x", confidence=2)["code"] == "usage"
     bad_field = server.error("capture", text="x", kind="pattern", fields={"confidence": "high"})

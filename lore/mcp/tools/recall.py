@@ -50,6 +50,16 @@ def recall(
         bool, Field(description="Include retracted and superseded records.")
     ] = False,
     explain: Annotated[bool, Field(description="Add each result's score components.")] = False,
+    deep: Annotated[
+        bool,
+        Field(
+            description="Rank through the knowledge graph (personalized PageRank seeded "
+            "from the text hits): finds related records that share no words with the query."
+        ),
+    ] = False,
+    graph_depth: Annotated[
+        int, Field(ge=0, le=3, description="Also return records within N graph edges of each hit.")
+    ] = 0,
 ) -> Doc:
     """Search lore's memory before deciding or repeating work: "why did we pick X", "how do
     we deploy", "has this error happened before". Any matching word counts, word forms and
@@ -76,4 +86,6 @@ def recall(
         explain=explain,
         error_type=error_type,
         threshold=threshold,
+        deep=deep,
+        graph_depth=graph_depth,
     ).doc
