@@ -431,7 +431,8 @@ def _duplicate_in_index(
     # Only titles that could match are put in the store's order (sorting 20,000 decisions
     # for every capture would cost more than the whole check).
     lo, hi = _reach(len(target))
-    docs = [d for d in index.docs(kind) if lo <= len(titles[d]) <= hi]
+    docs = index.docs(kind)
+    docs = [d for d, n in zip(docs, map(len, map(titles.__getitem__, docs))) if lo <= n <= hi]
     if kind == "decision":
         docs.sort(key=off.__getitem__)
     else:
