@@ -367,3 +367,36 @@ def test_sessions_takes_json_at_the_group_level(user: User) -> None:
     assert (
         wrong.stderr == "lore: error: --all and --project go after `list` when a command is given\n"
     )
+
+
+# --- acceptance (qa-i7): a tight hook budget never cuts carried next steps ------------------
+
+
+def test_a_tight_budget_keeps_the_carried_items_of_an_automatic_handoff(user: User) -> None:
+    user.ok(
+        "handoff",
+        "Idempotency done.",
+        "--next",
+        "finish middleware",
+        "--blocker",
+        "unclear key TTL",
+        now="2026-03-04T10:00:00Z",
+    )
+    files = [str(user.repo / "src" / f"module_{n}.py") for n in range(4)]
+    ask = "please rework the whole retry layer of the payment client"
+    transcript = user.transcript("t.jsonl", ask, "2026-03-04T10:05:00Z", *files)
+    assert user.hook("SessionEnd", transcript, LORE_NOW="2026-03-04T10:10:00Z").returncode == 0
+    start = user.lore(
+        "hooks",
+        "run",
+        "session-start",
+        stdin=json.dumps({"cwd": str(user.repo)}),
+        LORE_HOOK_BUDGET="60",
+    )
+    context = json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
+    lines = context.splitlines()
+    # The transcript digest is shown whole; the manual handoff's items are not cut for it.
+    assert lines[2].startswith("Automatic handoff (SessionEnd).")
+    assert lines[3:5] == ["- Next: finish middleware", "- Blocker: unclear key TTL"]
+    assert lines[-1].startswith("[budget 60 tokens: cut ")
+    assert "next steps" not in lines[-1] and "blockers" not in lines[-1]
