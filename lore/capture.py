@@ -397,11 +397,26 @@ def normalize(text: str) -> str:
 def warm_index(store: Store, kind: str) -> Any:
     """The search index with ``kind`` up to date (in memory), or None when this machine
     has none yet: then the caller reads the files, and ``lore.index`` is not imported."""
-    if not store.root.index_file.is_file():
+    index_file = store.root.index_file
+    if not index_file.is_file():
         return None
     from lore.index import current
 
-    return current(store, (kind,))
+    if kind != "decision":
+        return current(store, (kind,))
+    from lore.store import _stamp
+
+    # A decision's capture asks twice (duplicates, then contradictions) with nothing
+    # written in between: the second gets the same index instead of loading it again.
+    key = (_stamp(index_file), _stamp(store.location(kind)))
+    if _WARM and _WARM[0] is store and _WARM[1] == key:
+        return _WARM[2]
+    index = current(store, (kind,))
+    _WARM[:] = [store, key, index]
+    return index
+
+
+_WARM: list[Any] = []  # [store, (index file stamp, decision log stamp), index]
 
 
 def _duplicate_in_index(
@@ -477,20 +492,36 @@ def capture(
         old = store.get(supersedes)
         if old.kind != "decision":
             raise InvalidInputError(f"--supersedes needs a decision id, got {old.kind} {old.id}")
+        record.supersedes = [supersedes]  # type: ignore[attr-defined]
+    # Only a decision naming two entities can contradict one (lore.usecases.contradictions).
+    contradicting = name == "decision" and len(record.entities) >= 2  # type: ignore[attr-defined]
 
     def guard() -> None:
-        if force:
-            return
-        # The decision being superseded is meant to read alike: it is not a duplicate.
-        duplicate = find_duplicate(store, record, ignore=[supersedes] if supersedes else [])
-        if duplicate is not None:
-            raise DuplicateError(
-                f"a near-duplicate {record.kind} already exists: {duplicate.id} "
-                f"({duplicate.title[:80]!r}); pass --force to record it anyway",
-                existing_id=duplicate.id,
+        if not force:
+            # The decision being superseded is meant to read alike: it is not a duplicate.
+            duplicate = find_duplicate(store, record, ignore=[supersedes] if supersedes else [])
+            if duplicate is not None:
+                raise DuplicateError(
+                    f"a near-duplicate {record.kind} already exists: {duplicate.id} "
+                    f"({duplicate.title[:80]!r}); pass --force to record it anyway",
+                    existing_id=duplicate.id,
+                )
+        if contradicting:
+            from lore.usecases.contradictions import find_contradictions
+
+            found = find_contradictions(store, record, ignore=[supersedes] if supersedes else [])
+            record.contradicts = [r.id for r, _ in found]  # type: ignore[attr-defined]
+            captured.warnings.extend(
+                f"contradicts {r.id} ({r.title[:60]!r}): both name {', '.join(shared)}; "
+                f"if it replaces it: lore journal supersede {r.id} --by {record.id}"
+                for r, shared in found
             )
 
     store.add([record], guard=guard)
+    if contradicting and record.contradicts:  # type: ignore[attr-defined]
+        from lore.usecases.contradictions import record_edges
+
+        record_edges(store, record)
     if supersedes:
         store.revise(supersedes, {"status": "superseded", "superseded_by": record.id})
     return captured

@@ -511,7 +511,8 @@ def contradictions(decisions: list[Record], topic: str) -> list[dict[str, Any]]:
     CONTRADICTION_SHARED_TERMS terms of their decision text besides the topic's own.
     They disagree when their outcomes differ and at least one was revised or abandoned
     (a successful and an abandoned choice about the same thing; a pending one and a
-    revised one). Pairs come in the order of the decisions given (best first).
+    revised one), or when capture recorded one as contradicting the other (its
+    ``contradicts`` field). Pairs come in the order of the decisions given (best first).
     """
     topic_terms = set(search.query_terms(topic))
     active = [d for d in decisions if getattr(d, "status", "active") == "active"]
@@ -519,10 +520,22 @@ def contradictions(decisions: list[Record], topic: str) -> list[dict[str, Any]]:
     for i, a in enumerate(active):
         for b in active[i + 1 :]:
             oa, ob = getattr(a, "outcome", ""), getattr(b, "outcome", "")
-            if oa == ob or not ({oa, ob} & SETTLED_AGAINST):
+            recorded = b.id in _ids(a, "contradicts") or a.id in _ids(b, "contradicts")
+            if not recorded and (oa == ob or not ({oa, ob} & SETTLED_AGAINST)):
                 continue
             shared = sorted({e.lower() for e in _entities(a)} & {e.lower() for e in _entities(b)})
             why = "entities"
+            if recorded:
+                found.append(
+                    {
+                        "a": a.id,
+                        "b": b.id,
+                        "outcomes": [oa, ob],
+                        "shared": shared,
+                        "reason": f"recorded at capture: both name {', '.join(shared)}",
+                    }
+                )
+                continue
             if not shared:
                 ta = set(search.query_terms(a.title)) - topic_terms
                 tb = set(search.query_terms(b.title)) - topic_terms
@@ -540,6 +553,11 @@ def contradictions(decisions: list[Record], topic: str) -> list[dict[str, Any]]:
                 }
             )
     return found
+
+
+def _ids(record: Record, field: str) -> list[str]:
+    value = getattr(record, field, None)
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def _entities(record: Record) -> list[str]:

@@ -38,6 +38,9 @@ FULL: dict[str, dict[str, Any]] = {
         "status": "active",
         "superseded_by": None,
         "spec_quality": 0.42,
+        "supersedes": [],
+        "contradicts": [],
+        "derived_from": None,
     },
     "pattern": {
         "id": "pat-0123456789ab",
@@ -80,6 +83,8 @@ FULL: dict[str, dict[str, Any]] = {
         "timestamp": "2024-05-06T07:08:09.101112Z",
         "content": "CI cache is cold on Mondays",
         "status": "promoted",
+        "promoted_to": "dec-0123456789ab",
+        "discard_reason": "",
     },
     "evidence": {
         "id": "evi-0123456789ab",
@@ -88,6 +93,7 @@ FULL: dict[str, dict[str, Any]] = {
         "provenance": "bench/run.txt",
         "confidence": "confirmed",
         "supports": ["dec-0123456789ab"],
+        "derived_from": None,
     },
     "concept": {
         "id": "concept-0123456789ab",
@@ -185,6 +191,9 @@ def test_missing_fields_get_captures_enrichment(
         "status": "active",
         "superseded_by": None,
         "spec_quality": 0.65,
+        "supersedes": [],
+        "contradicts": [],
+        "derived_from": None,
         "session_id": None,
         "project": "proj",
         "source": "manual",

@@ -165,6 +165,8 @@ def test_build_observation_exact() -> None:
         "timestamp": NOW,
         "content": "CI is slow",
         "status": "raw",
+        "promoted_to": None,
+        "discard_reason": "",
         "session_id": None,
         "project": None,
         "source": "manual",
@@ -217,6 +219,9 @@ def test_build_decision_exact() -> None:
         "status": "active",
         "superseded_by": None,
         "spec_quality": 0.85,  # everything but detail (4 words)
+        "supersedes": [],
+        "contradicts": [],
+        "derived_from": None,
         "session_id": "session-abcd",
         "project": "web",
         "source": "agent",

@@ -81,6 +81,18 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "feedback:promote_failure_cmd",
         'Turn recurring failures into a "PITFALL: TYPE" anti-pattern.',
     ),
+    "journal": (
+        "journal:journal_cmd",
+        "Work with decisions: list, query, update, link, supersede, export (default: list).",
+    ),
+    "inbox": (
+        "inbox:inbox_cmd",
+        "Triage observations: list them (default: the raw ones), promote or discard one.",
+    ),
+    "evidence": (
+        "evidence:evidence_cmd",
+        "Record and weigh evidence: add, list, show, update, stats (default: list).",
+    ),
     "sessions": ("session:sessions_cmd", "List and show sessions (default: list)."),
     "transfer": ("session:transfer_cmd", "Housekeeping for sessions."),
     "import": ("bulk:import_cmd", "Import records from a JSONL FILE (or - for stdin)."),
@@ -89,6 +101,14 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "index": (
         "recall:index_cmd",
         "Manage the derived search index (it lives outside the data root).",
+    ),
+    "graph": (
+        "graph:graph_cmd",
+        "Query, export and curate the knowledge graph derived from every record.",
+    ),
+    "concepts": (
+        "concepts:concepts_cmd",
+        "Propose concepts from clusters of similar records, and promote them.",
     ),
     "hooks": ("hooks:hooks_cmd", "Install or remove the Claude Code hooks (and run them)."),
     "demo": (

@@ -227,6 +227,9 @@ def _run(
         }
         if rule:
             out["rule_of_three"] = rule
+        contradicts = getattr(record, "contradicts", None)
+        if contradicts:
+            out["contradicts"] = contradicts
         emit_json(out)
     elif quiet:
         echo(record.id)

@@ -56,6 +56,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "status": "active",
         "superseded_by": None,
         "spec_quality": 0.0,
+        "supersedes": [],
+        "contradicts": [],
+        "derived_from": None,
     },
     "pattern": {
         "name": "TEXT",
@@ -82,8 +85,14 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "inverted_from": None,
     },
     "failure": {"error_type": "", "error_message": "TEXT", "tool": "", "step": ""},
-    "observation": {"content": "TEXT", "status": "raw"},
-    "evidence": {"content": "TEXT", "provenance": "", "confidence": "preliminary", "supports": []},
+    "observation": {"content": "TEXT", "status": "raw", "promoted_to": None, "discard_reason": ""},
+    "evidence": {
+        "content": "TEXT",
+        "provenance": "",
+        "confidence": "preliminary",
+        "supports": [],
+        "derived_from": None,
+    },
     "concept": {
         "name": "TEXT",
         "description": "",
@@ -707,7 +716,8 @@ def test_supersedes(run: Run, data_dir: Path) -> None:
             "remember", "Use Postgres 15 for the main database", "--supersedes", old["id"], "--json"
         )
     )
-    assert "supersedes" not in new and new["superseded_by"] is None
+    # The new decision names the one it replaces (and the old one points forward).
+    assert (new["supersedes"], new["superseded_by"]) == ([old["id"]], None)
     shown = json.loads(run("show", old["id"], "--json").stdout)
     assert (shown["status"], shown["superseded_by"]) == ("superseded", new["id"])
     lines = (data_dir / LOG_FILES["decision"]).read_text().splitlines()

@@ -68,6 +68,9 @@ def test_remember_inline_rationale_and_alternatives(run: Run, data_dir: Path) ->
         "status": "active",
         "superseded_by": None,
         "spec_quality": 0.5,
+        "supersedes": [],
+        "contradicts": [],
+        "derived_from": None,
         **COMMON,
     }
     assert log(data_dir, "journal/data/decisions.jsonl") == [data["record"]]
@@ -225,6 +228,8 @@ def test_observe(run: Run, data_dir: Path) -> None:
         "timestamp": NOW,
         "content": "Docs build takes 4 minutes",
         "status": "raw",
+        "promoted_to": None,
+        "discard_reason": "",
         **{**COMMON, "source": "hook", "tags": ["ci"]},
     }
     assert log(data_dir, "inbox/data/observations.jsonl") == [data["record"]]

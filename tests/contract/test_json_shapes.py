@@ -21,14 +21,14 @@ TAIL = ["session_id", "project", "source", "tags", "v"]
 KEYS = {
     "decision": ["decision", "rationale", "alternatives", "outcome", "type", "entities", "files",
                  "lesson_learned", "related_decisions", "git_commit", "status", "superseded_by",
-                 "spec_quality"],
+                 "spec_quality", "supersedes", "contradicts", "derived_from"],
     "pattern": ["name", "context", "problem", "solution", "category", "origin", "confidence",
                 "validations", "examples", "status", "flags", "inverted_to"],
     "anti-pattern": ["name", "symptom", "risk", "fix", "severity", "category", "status",
                      "inverted_from"],
     "failure": ["error_type", "error_message", "tool", "step"],
-    "observation": ["content", "status"],
-    "evidence": ["content", "provenance", "confidence", "supports"],
+    "observation": ["content", "status", "promoted_to", "discard_reason"],
+    "evidence": ["content", "provenance", "confidence", "supports", "derived_from"],
     "concept": ["name", "description", "aliases", "related", "status"],
 }  # fmt: skip
 CAPTURES = {
