@@ -400,3 +400,13 @@ def test_a_tight_budget_keeps_the_carried_items_of_an_automatic_handoff(user: Us
     assert lines[3:5] == ["- Next: finish middleware", "- Blocker: unclear key TTL"]
     assert lines[-1].startswith("[budget 60 tokens: cut ")
     assert "next steps" not in lines[-1] and "blockers" not in lines[-1]
+
+
+def test_an_automatic_handoff_counts_every_file_it_saw(user: User) -> None:
+    files = [str(user.repo / "src" / f"m{n}.py") for n in range(1, 26)]
+    transcript = user.transcript("t.jsonl", "big change", "2026-03-04T10:05:00Z", *files)
+    assert user.hook("SessionEnd", transcript, LORE_NOW="2026-03-04T10:10:00Z").returncode == 0
+    (session,) = user.sessions()
+    assert "Touched 25 files: " in session["message"]
+    assert session["message"].endswith(" and 17 more. 1 command failed, last: `pytest -q`.")
+    assert session["summary"] == 'SessionEnd: "big change" (25 files touched, 1 command failed)'
