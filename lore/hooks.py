@@ -252,6 +252,15 @@ def _text_of(content: Any) -> str:
     return ""
 
 
+def _typed(entry: dict[str, Any], text: str) -> bool:
+    """Whether a user entry's text is something the user asked: not a command or system
+    wrapper (``<...>``), an interruption marker, a meta note, a compaction's summary or
+    a subagent's prompt (entries Claude Code writes in the user's role)."""
+    if not text or text.startswith(("<", "[Request interrupted")):
+        return False
+    return not any(entry.get(flag) for flag in ("isMeta", "isCompactSummary", "isSidechain"))
+
+
 def digest_transcript(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> Digest:
     """What happened in a Claude Code transcript, read from its last ``max_bytes``."""
     digest = Digest()
@@ -283,7 +292,7 @@ def digest_transcript(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> Digest
                     if block.get("is_error") and block.get("tool_use_id") in commands:
                         digest.failed.append(commands[block["tool_use_id"]])
             text = _text_of(content).strip()
-            if text and not text.startswith("<"):  # skip command/system wrappers
+            if _typed(entry, text):
                 digest.requests.append(" ".join(text.split())[:300])
                 when = entry.get("timestamp")
                 digest.last_request_at = when if isinstance(when, str) else None
