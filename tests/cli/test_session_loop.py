@@ -457,3 +457,12 @@ def test_a_compaction_after_the_agents_handoff_does_not_bury_it(user: User) -> N
     quiet = user.hook("SessionEnd", transcript, LORE_NOW="2026-03-04T10:10:00Z", LORE_DEBUG="1")
     assert quiet.stderr.endswith("its handoff stays the last\n")
     assert user.sessions() == before
+
+
+def test_sessions_list_says_what_an_open_session_is(user: User) -> None:
+    parent = user.ok("handoff", "Part one.", "-q", now="2026-03-04T10:00:00Z").strip()
+    user.ok("resume", "--fork", now="2026-03-04T10:01:00Z")
+    child = user.sessions()[0]["id"]  # the open one (no ended_at) sorts first
+    listed = user.ok("sessions").splitlines()
+    assert listed[0] == f"{child}  open     2026-03-04 10:01  (forked from {parent})"
+    assert listed[1] == f"{parent}  closed   2026-03-04 10:00  Part one."
