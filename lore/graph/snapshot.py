@@ -117,8 +117,8 @@ class Snapshot:
         if not isinstance(owner, str) or not owner:
             return
         names = rules.concept_names(data) if kind == "concept" and key is not None else []
-        before = self._resolutions([*names, *self.concepts.get(owner, ())])
-        self.remove(owner)
+        self.remove(owner)  # its old names now resolve without it (their edges follow)
+        before = self._resolutions(names)
         touched: list[str] = []
         graph = self.graph
         if key is not None:
