@@ -102,23 +102,6 @@ def route(kind: str | None, fields: dict[str, Any]) -> str:
     return "observation"
 
 
-def repo_relative(path: str) -> str:
-    """An absolute path inside a git repository as the path relative to that repository
-    (how the graph keys files); any other path as given."""
-    if not os.path.isabs(path):
-        return path
-    from lore.gitinfo import find_repo
-
-    repo = find_repo(Path(path).parent)
-    if repo is None:
-        return path
-    try:
-        relative = Path(path).resolve().relative_to(repo.top).as_posix()
-    except (OSError, ValueError):
-        return path
-    return path if relative == "." else relative
-
-
 def split_list(values: Iterable[str] | str | None) -> list[str]:
     """Comma-separated and repeated values as one clean, de-duplicated list."""
     if values is None:
@@ -223,11 +206,12 @@ def build(
             values["rationale"] = rationale
         if alternatives and not values.get("alternatives"):
             values["alternatives"] = alternatives
-        files = unique([repo_relative(f) for f in split_list(values.get("files"))])
         values["entities"] = unique(
-            split_list(values.get("entities")) + files + extract_entities(text)
+            split_list(values.get("entities"))
+            + split_list(values.get("files"))
+            + extract_entities(text)
         )
-        values["files"] = files
+        values["files"] = split_list(values.get("files"))
         for key in ("alternatives", "related_decisions"):
             if key in values:
                 values[key] = split_list(values[key])

@@ -195,19 +195,3 @@ def test_validate_warns_about_an_unknown_relation(run: Callable[..., Result], pu
         ("unknown-relation", "warning", "edge-e1", 1)
     ]
     assert _json(run("graph", "stats", "--json"))["relations"] == {"relates_to": 1}
-
-
-def test_an_absolute_file_path_is_keyed_relative_to_its_repository(
-    run: Callable[..., Result], store: Store, tmp_path: Any
-) -> None:
-    repo = tmp_path / "webshop"
-    (repo / ".git").mkdir(parents=True)
-    outside = tmp_path / "notes.md"
-    args = ("-f", f"{repo / 'src' / 'db.py'},src/cache.py,{outside}", "-q")
-    first = run("remember", "Index orders by customer", *args)
-    assert first.exit_code == 0, first.output
-    record = store.get(first.stdout.strip())
-    assert record.files == ["src/db.py", "src/cache.py", str(outside)]
-    assert record.entities[:3] == ["src/db.py", "src/cache.py", str(outside)]
-    doc = _json(run("graph", "neighbors", "src/db.py", "--json"))
-    assert [n["id"] for n in doc["neighbors"]] == [record.id]
