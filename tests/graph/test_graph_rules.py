@@ -18,6 +18,25 @@ def test_decision_references_its_files_and_their_project(put: Any, edges: Any) -
     ]
 
 
+def test_an_absolute_path_in_the_projects_repository_is_keyed_relative_to_it(
+    put: Any, edges: Any
+) -> None:
+    # the record keeps the path as given; the graph keys it from the directory named
+    # like the record's project (its repository), as a relative path would be keyed
+    files = ["/home/u/web/src/a.py", "src/a.py", "/etc/hosts", "/home/u/web"]
+    put("decision", id="dec-a1", decision="x", files=files, project="web")
+    put("decision", id="dec-a2", decision="y", files=["/home/u/web/b.py"])
+    assert edges() == [
+        ("dec-a1", "file:/etc/hosts", "references"),
+        ("dec-a1", "file:/home/u/web", "references"),
+        ("dec-a1", "file:src/a.py", "references"),
+        ("dec-a2", "file:/home/u/web/b.py", "references"),
+        ("file:/etc/hosts", "project:web", "part_of"),
+        ("file:/home/u/web", "project:web", "part_of"),
+        ("file:src/a.py", "project:web", "part_of"),
+    ]
+
+
 def test_path_like_entities_are_files_and_other_entities_name_concepts(
     put: Any, edges: Any
 ) -> None:
