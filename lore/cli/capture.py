@@ -85,6 +85,13 @@ FIELD_OPTIONS: list[tuple[tuple[str, ...], str, str, bool]] = [
     (("--alias",), "aliases", "Another name (repeatable).", True),
 ]
 FIELD_NAMES = [name for _, name, _, _ in FIELD_OPTIONS]
+# A flag two kinds share, helped as the kind whose heading --help lists it under.
+KIND_HELP = {
+    ("pattern", "confidence"): "How sure it works, 0-1 (default 0.5).",
+    ("evidence", "confidence"): (
+        "One of preliminary, confirmed, contested, superseded (default preliminary)."
+    ),
+}
 
 
 def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -146,19 +153,23 @@ class GroupedCommand(click.Command):
 
         params = {p.name: p for p in self.get_params(ctx) if isinstance(p, click.Option)}
         fields = [name for name in FIELD_NAMES if name in params]
-        sections: list[tuple[str, list[str]]] = []
+        sections: list[tuple[str | None, str, list[str]]] = []
         kinds = [k for k in KIND_FLAGS if k in params]
         if kinds:
-            sections.append(("Kind options (at most one)", kinds))
+            sections.append((None, "Kind options (at most one)", kinds))
         for kind in [self.kind] if self.kind else CAPTURE_KINDS:
             own = [name for name in fields if takes(kind, name)]
-            sections.append((f"{kind.capitalize()} options", own))
-        placed = {name for _, names in sections for name in names}
-        sections.append(
-            ("Common options", [n for n in params if n not in placed and n not in FIELD_NAMES])
-        )
-        for title, names in sections:
-            rows = [r for r in (params[n].get_help_record(ctx) for n in names) if r]
+            sections.append((kind, f"{kind.capitalize()} options", own))
+        placed = {name for _, _, names in sections for name in names}
+        common = [n for n in params if n not in placed and n not in FIELD_NAMES]
+        sections.append((None, "Common options", common))
+        for heading_kind, title, names in sections:
+            rows = []
+            for name in names:
+                record = params[name].get_help_record(ctx)
+                if record:
+                    text = KIND_HELP.get((heading_kind or "", name), record[1])
+                    rows.append((record[0], text))
             if rows:
                 with formatter.section(title):
                     formatter.write_dl(rows)
@@ -189,9 +200,9 @@ def _run(
     quiet: bool,
     as_json: bool,
 ) -> None:
-    from lore.capture import capture
+    from lore.usecases.core import capture
 
-    captured = capture(
+    written = capture(
         app.store,
         text,
         kind=kind,
@@ -202,24 +213,12 @@ def _run(
         force=force,
         allow_secret=allow_secret,
     )
-    record = captured.record
-    for message in captured.warnings:
+    record = written.record
+    for message in written.warnings:
         warn(message)
-    rule = _rule_of_three(app, record)
+    rule = written.doc.get("rule_of_three")
     if as_json:
-        out: dict[str, Any] = {
-            "ok": True,
-            "id": record.id,
-            "type": record.kind,
-            "timestamp": record.timestamp,
-            "record": record.to_dict(),
-        }
-        if rule:
-            out["rule_of_three"] = rule
-        contradicts = getattr(record, "contradicts", None)
-        if contradicts:
-            out["contradicts"] = contradicts
-        emit_json(out)
+        emit_json(written.doc)
     elif quiet:
         echo(record.id)
     else:
@@ -236,14 +235,6 @@ def _run(
             f"Rule of Three: {rule['count']} failures of type {rule['error_type']}. "
             f'Name the pattern: lore learn "..." --solution "..." --tags {rule["error_type"]}'
         )
-
-
-def _rule_of_three(app: App, record: Any) -> dict[str, Any] | None:
-    if record.kind != "failure":
-        return None
-    from lore.failure_rules import rule_of_three
-
-    return rule_of_three(app.store, record)
 
 
 # Each capture command carries ~45 click options, and building one costs a quarter of a
@@ -419,19 +410,10 @@ def retract_cmd(app: App, record_id: str, reason: str | None, as_json: bool) -> 
     (decision, pattern, anti-pattern, concept, edge) also get status "retracted".
     Retracted failures no longer count toward the Rule of Three.
     """
-    from lore.api import retract
+    from lore.usecases.core import retract
 
-    updated, when = retract(app.store, record_id, reason=reason)
+    written = retract(app.store, record_id, reason=reason)
     if as_json:
-        emit_json(
-            {
-                "ok": True,
-                "id": updated.id,
-                "type": updated.kind,
-                "timestamp": updated.timestamp,
-                "retracted_at": when,
-                "record": updated.to_dict(),
-            }
-        )
+        emit_json(written.doc)
     else:
-        echo(f"retracted {updated.kind} {updated.id}")
+        echo(f"retracted {written.record.kind} {written.record.id}")
