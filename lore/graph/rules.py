@@ -225,8 +225,8 @@ def project(
             edges.append((key, node, "references"))
             if record_project:
                 edges.append((node, proj(record_project), "part_of"))
-        for entity in entities:
-            if not is_file(entity):
+        for entity in entities:  # "Node.js" may be a concept as well as a file name
+            if not is_file(entity) or "/" not in entity:
                 edges.append((key, CONCEPT_NAME + entity.lower(), "references"))
         for target in _ids(data.get("related_decisions")):
             edges.append((key, target, "relates_to"))

@@ -50,6 +50,19 @@ def test_path_like_entities_are_files_and_other_entities_name_concepts(
     ]
 
 
+def test_an_entity_named_like_a_file_still_references_the_concept_of_that_name(
+    put: Any, edges: Any
+) -> None:
+    # "Node.js" looks like a file by its extension; a concept of that name is referenced too
+    put("concept", id="concept-c1", name="Node.js")
+    put("decision", id="dec-a1", decision="Use Node.js", entities=["Node.js", "lib/x.js"])
+    assert edges() == [
+        ("dec-a1", "concept-c1", "references"),
+        ("dec-a1", "file:Node.js", "references"),
+        ("dec-a1", "file:lib/x.js", "references"),
+    ]
+
+
 def test_related_decisions_relate(put: Any, edges: Any) -> None:
     put("decision", id="dec-a1", decision="x")
     put("decision", id="dec-a2", decision="y", related_decisions=["dec-a1"])
