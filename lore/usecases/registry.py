@@ -106,12 +106,25 @@ def remove_project(store: Store, name: str) -> dict[str, Any]:
     return {"ok": True, "id": name, "record": removed.to_dict(), "dependents": dependents}
 
 
+def read_issues(store: Store) -> list[str]:
+    """Why ``projects.yaml`` could not be read (``file:line: message``), if it could not."""
+    store.of(Project)
+    where = str(store.location(Project))
+    return [str(issue) for issue in store.issues if issue.file == where]
+
+
 def validate_registry(store: Store) -> dict[str, Any]:
-    """Unknown dependencies, dependency cycles and paths that do not exist."""
-    issues = problems(store.of(Project))
+    """A file that does not parse, unknown dependencies, dependency cycles and paths
+    that do not exist."""
+    projects = store.of(Project)
+    issues = [
+        {"severity": "error", "code": "parse", "project": None, "message": message}
+        for message in read_issues(store)
+    ]
+    issues += problems(projects)
     return {
         "ok": not issues,
-        "projects": len(store.of(Project)),
+        "projects": len(projects),
         "errors": len(issues),
         "issues": issues,
     }

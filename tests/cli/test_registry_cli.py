@@ -258,3 +258,46 @@ def test_context_bundle(run: Run, data_dir: Path) -> None:
         '- Timeout x3: last "gateway timed out 2"\n'
     )
     assert run("registry", "context", "nope").exit_code == 3
+
+
+BROKEN = "projects:\n  webshop:\n    description: The web shop\n  owner: alice\n    path: /tmp\n"
+
+
+def test_unparseable_registry_is_an_error_not_an_empty_one(run: Run, data_dir: Path) -> None:
+    path = projects_file(data_dir)
+    path.parent.mkdir(parents=True)
+    path.write_text(BROKEN, encoding="utf-8")
+    result = run("registry", "validate", "--json")
+    assert result.exit_code == 4
+    report = json.loads(result.stdout)
+    assert (report["ok"], report["projects"], report["errors"]) == (False, 0, 1)
+    [issue] = report["issues"]
+    assert (issue["severity"], issue["code"], issue["project"]) == ("error", "parse", None)
+    assert issue["message"].startswith(f"{path}:5: invalid YAML")
+    text = run("registry", "validate")
+    assert text.exit_code == 4
+    assert text.stdout == f"error: {issue['message']} [parse]\n"
+    assert text.stderr == "lore: 0 projects, 1 error\n"
+    listing = run("registry", "list")
+    assert listing.exit_code == 0 and listing.stdout == ""
+    assert f"lore: warning: {path}:5: invalid YAML" in listing.stderr
+    assert path.read_text(encoding="utf-8") == BROKEN
+
+
+def test_remove_keeps_the_comments_that_follow_the_entry(run: Run, data_dir: Path) -> None:
+    path = projects_file(data_dir)
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        "projects:\n"
+        "  a:\n    description: A\n"
+        "  # about b\n"
+        "  b:\n    description: B\n"
+        "# the end\n",
+        encoding="utf-8",
+    )
+    assert run("registry", "remove", "a").exit_code == 0
+    assert path.read_text(encoding="utf-8") == (
+        "projects:\n  # about b\n  b:\n    description: B\n# the end\n"
+    )
+    assert run("registry", "remove", "b").exit_code == 0
+    assert path.read_text(encoding="utf-8") == "projects: {}\n# the end\n"
