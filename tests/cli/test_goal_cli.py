@@ -336,3 +336,13 @@ def test_concurrent_updates_never_close_a_cycle(run: Run, data_dir: Path) -> Non
     assert sorted(results.get(timeout=5) for _ in workers) == ["cycle", "ok"]
     deps = [ok_json(run, "goal", "show", g)["depends_on"] for g in (a, b)]
     assert sorted(deps) == [[], [a]] or sorted(deps) == [[], [b]]
+
+
+def test_met_may_name_a_criterion_added_by_the_same_update(run: Run) -> None:
+    goal = create(run, "Ship it", "--criterion", "tests pass")
+    reply = ok_json(run, "goal", "update", goal, "--add-criterion", "docs written", "--met", "sc-2")
+    assert reply["completion"] == "1/2"
+    assert reply["record"]["criteria"] == [
+        {"id": "sc-1", "text": "tests pass", "met": False},
+        {"id": "sc-2", "text": "docs written", "met": True},
+    ]
