@@ -67,8 +67,8 @@ def add_project(
         changes["tags"] = _names(tags)
     if depends_on:
         changes["depends_on"] = _names(depends_on)
-    if not allow_secret:
-        gate({k: v for k, v in changes.items() if k in ("path", "description")})
+    if not allow_secret:  # every text this writes: the name (a key of the file) too
+        gate({"name": name, **changes})
     graph = {n: list(p.depends_on) for n, p in _projects(store).items()}
     graph[name] = list(changes.get("depends_on", graph.get(name, [])))
     for dep in graph[name]:

@@ -297,3 +297,23 @@ def test_remove_keeps_the_comments_that_follow_the_entry(run: Run, data_dir: Pat
     )
     assert run("registry", "remove", "b").exit_code == 0
     assert path.read_text(encoding="utf-8") == "projects: {}\n  # about b\n# the end\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        (["x", "--tag", "ok,TOKEN"], "tags[1]"),
+        (["x", "--depends-on", "TOKEN"], "depends_on[0]"),
+        (["TOKEN"], "name"),
+        (["webshop", "--path", "TOKEN"], "path"),
+    ],
+)
+def test_every_new_text_passes_the_secrets_gate(
+    run: Run, data_dir: Path, args: list[str], field: str
+) -> None:
+    path = hand_written(data_dir)
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    result = run("registry", "add", *[a.replace("TOKEN", token) for a in args], "--json")
+    assert result.exit_code == 7
+    assert json.loads(result.stdout)["field"] == field
+    assert path.read_text(encoding="utf-8") == HAND_WRITTEN
