@@ -96,15 +96,20 @@ def patterns_list_cmd(
 @json_option
 @pass_app
 def patterns_show_cmd(app: App, record_id: str, as_json: bool) -> None:
-    """Show the pattern or anti-pattern RECORD_ID (--json: the record)."""
+    """Show the pattern or anti-pattern RECORD_ID and the evidence that backs it (--json:
+    the record, with an "evidence" array when there is some)."""
     as_json = wants_json(as_json)
+    from lore.cli.records import render_evidence
+    from lore.usecases.evidence import backing
     from lore.usecases.patterns import show_pattern
 
     data = show_pattern(app.store, record_id)
+    evidence = backing(app.store, str(data["id"]))
     if as_json:
-        emit_json(data)
+        emit_json({**data, "evidence": evidence} if evidence else data)
         return
     show_record(data, "pattern" if record_id.startswith("pat-") else "anti-pattern")
+    render_evidence(evidence)
 
 
 @patterns_cmd.command(name="warn")
