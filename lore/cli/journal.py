@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from lore.cli._app import App
-from lore.cli._output import echo, emit_json, json_option, note
+from lore.cli._output import echo, emit_json, json_option, note, report_read_issues
 from lore.errors import UsageError
 
 pass_app = click.make_pass_decorator(App)
@@ -83,6 +83,7 @@ def list_cmd(
         since=since,
         show_all=show_all,
     )
+    report_read_issues(app.store)
     if as_json:
         emit_json(found)
         return
@@ -147,6 +148,7 @@ def stats_cmd(app: App, as_json: bool) -> None:
     from lore.usecases.journal import stats
 
     found = stats(app.store)
+    report_read_issues(app.store)
     if as_json:
         emit_json(found)
         return

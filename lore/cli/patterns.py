@@ -11,7 +11,15 @@ from typing import Any
 import click
 
 from lore.cli._app import App
-from lore.cli._output import echo, emit_json, json_option, note, wants_json, warn
+from lore.cli._output import (
+    echo,
+    emit_json,
+    json_option,
+    note,
+    report_read_issues,
+    wants_json,
+    warn,
+)
 
 pass_app = click.make_pass_decorator(App)
 
@@ -81,6 +89,7 @@ def patterns_list_cmd(
     from lore.usecases.patterns import list_patterns
 
     items = list_patterns(app.store, type=kind, category=category, show_all=show_all)
+    report_read_issues(app.store)
     if as_json:
         emit_json(items)
         return

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import Result
 
 import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
@@ -109,3 +110,42 @@ def test_suggest_lines_have_a_score_only_when_ranked(run: Run) -> None:
     score, rest = ranked[1].removeprefix("- ").split("  ", 1)
     assert float(score) > 0 and rest == f"pattern {pat}  Retry flaky calls with backoff"
     assert ranked[2:] == ["## Anti-patterns (0)", "  (none)"]
+
+
+BROKEN_FILES = {
+    "decision": "journal/data/decisions.jsonl",
+    "observation": "inbox/data/observations.jsonl",
+    "evidence": "evidence/data/evidence.jsonl",
+    "pattern": "patterns/data/patterns/pat-000000000bad.yaml",
+    "goal": "intent/data/goals/goal-000000000bad.yaml",
+}
+
+
+@pytest.mark.parametrize(
+    ("args", "kind"),
+    [
+        (["journal", "list"], "decision"),
+        (["journal", "stats"], "decision"),
+        (["inbox"], "observation"),
+        (["evidence", "list"], "evidence"),
+        (["evidence", "stats"], "evidence"),
+        (["patterns", "list"], "pattern"),
+        (["goal", "list"], "goal"),
+    ],
+)
+def test_listings_warn_about_what_they_could_not_read(
+    run: Run, data_dir: Path, args: list[str], kind: str
+) -> None:
+    """§5: something skipped is a `lore: warning:` on stderr, as `lore list` says it."""
+    new_id(run, "remember", "Adopt Redis")
+    new_id(run, "observe", "Redis is fast")
+    new_id(run, "evidence", "add", "p99 is 2 ms")
+    new_id(run, "learn", "Retry with backoff")
+    new_id(run, "goal", "create", "Ship it")
+    path = data_dir / BROKEN_FILES[kind]
+    with path.open("a", encoding="utf-8") as out:
+        out.write('{"broken\n' if path.suffix == ".jsonl" else "name: x\n  bad: [\n")
+    for json_flag in ([], ["--json"]):
+        result = run(*args, *json_flag)
+        assert result.exit_code == 0
+        assert f"lore: warning: {path}:" in result.stderr
