@@ -13,6 +13,7 @@ LORE_DATA_DIR and LORE_CACHE_DIR in a temp dir, NO_COLOR=1 and stdin=/dev/null, 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import pstats
@@ -384,6 +385,65 @@ class Bench:
         self.sections.append(sec)
         self.recall = recall
 
+    def graph(self, big: Path) -> None:
+        """The knowledge graph on the big store: rebuild, a read after one capture, --deep."""
+        sec = Section(
+            "7. The knowledge graph",
+            "On the big store: `lore graph rebuild` (from nothing; the search index is warm) "
+            "under 30 s and 1 GB of resident memory; `lore graph neighbors ID` right after one "
+            "`lore remember` (untimed) whose decision names a file: an incremental refresh, "
+            "under 2 s; `lore recall --deep`, under 3 s.",
+        )
+        env = self.env(big)
+        subprocess.run(
+            [str(LORE), "index", "rebuild"], env=env, cwd=self.cwd, check=True, capture_output=True
+        )
+        runs = min(self.repeats, 5)
+        row = self.measure(
+            Row("lore graph rebuild", f"{self.n:,} records", target=30.0, absolute=True),
+            lambda i: ([str(LORE), "graph", "rebuild"], env),
+            runs,
+        )
+        peak = peak_rss([str(LORE), "graph", "rebuild"], env, self.cwd)
+        row.note = _join(row.note, f"peak RSS {peak / 1024:,.0f} MB (target < 1,024 MB)")
+        if peak >= 1024 * 1024:
+            row.error = f"peak RSS {peak / 1024:,.0f} MB is over 1 GB"
+        sec.rows.append(row)
+
+        def after_capture(i: int) -> tuple[list[str], dict[str, str]]:
+            text = self.text(i + 200, "Keep") + f" in src/{RUN_WORDS[i % len(RUN_WORDS)]}{i}.py"
+            done = subprocess.run(
+                [str(LORE), "remember", text, "--json"],
+                env=env,
+                cwd=self.cwd,
+                capture_output=True,
+                check=True,
+                stdin=subprocess.DEVNULL,
+            )
+            rid = json.loads(done.stdout)["id"]
+            return [str(LORE), "graph", "neighbors", rid], env
+
+        row = self.measure(
+            Row("lore graph neighbors ID", "after one capture", target=2.0, absolute=True),
+            after_capture,
+            self.repeats,
+        )
+        row.note = _join(row.note, "the capture before each run is not timed")
+        sec.rows.append(row)
+        sec.rows.append(
+            self.measure(
+                Row(
+                    f'lore recall --deep "{QUESTION}"',
+                    f"{self.n:,} records",
+                    target=3.0,
+                    absolute=True,
+                ),
+                lambda i: ([str(LORE), "recall", "--deep", QUESTION], env),
+                self.repeats,
+            )
+        )
+        self.sections.append(sec)
+
     def modules(self, big: Path) -> None:
         """Which heavy modules each command imports, and its top imports by cost."""
         probe = (
@@ -465,6 +525,55 @@ class Bench:
         )
         if out.is_file():
             self.profiles.append((title, _profile_table(out)))
+
+
+def peak_rss(argv: list[str], env: dict[str, str], cwd: Path) -> int:
+    """The peak resident set size (KB) of one run of ``argv`` (wait4: that process alone)."""
+    proc = subprocess.Popen(
+        argv,
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _, _, usage = os.wait4(proc.pid, 0)
+    proc.returncode = 0
+    return int(usage.ru_maxrss)
+
+
+def splice(doc: Path, section: Section, bench: Bench) -> None:
+    """Replace (or add) one section of an existing report: ``--only`` runs."""
+    lines = _section_lines(section, bench)
+    old = doc.read_text(encoding="utf-8").split("\n") if doc.is_file() else ["# Benchmarks", ""]
+    head = f"## {section.title}"
+    if head in old:
+        start = old.index(head)
+        end = next((i for i in range(start + 1, len(old)) if old[i].startswith("## ")), len(old))
+    else:
+        start = end = next(
+            (i for i, line in enumerate(old) if line.startswith("## Profiles")), len(old)
+        )
+    doc.write_text("\n".join([*old[:start], *lines, *old[end:]]).rstrip() + "\n", "utf-8")
+
+
+def _section_lines(sec: Section, bench: Bench) -> list[str]:
+    out = [f"## {sec.title}", "", sec.intro, ""]
+    if sec.rows:
+        out += [
+            "| Command | Store | Runs | Median ms | Min–max ms | CPU ms | py ms | ×py "
+            "| ×py CPU | Target | Result |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
+        ]
+        for row in sec.rows:
+            out.append(_row(row, bench))
+        notes = [f"- {r.label} ({r.where}): {r.note}" for r in sec.rows if r.note]
+        errors = [f"- {r.label} ({r.where}): `{r.error}`" for r in sec.rows if r.error]
+        out += ["", *notes, *errors] if notes or errors else []
+        out.append("")
+    if sec.extra:
+        out += [sec.extra, ""]
+    return out
 
 
 def _join(*parts: str) -> str:
@@ -632,21 +741,7 @@ def render(bench: Bench, elapsed: float) -> str:
         "",
     ]
     for sec in sorted(bench.sections, key=lambda s: s.title):
-        out += [f"## {sec.title}", "", sec.intro, ""]
-        if sec.rows:
-            out += [
-                "| Command | Store | Runs | Median ms | Min–max ms | CPU ms | py ms | ×py "
-                "| ×py CPU | Target | Result |",
-                "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
-            ]
-            for row in sec.rows:
-                out.append(_row(row, bench))
-            notes = [f"- {r.label} ({r.where}): {r.note}" for r in sec.rows if r.note]
-            errors = [f"- {r.label} ({r.where}): `{r.error}`" for r in sec.rows if r.error]
-            out += ["", *notes, *errors] if notes or errors else []
-            out.append("")
-        if sec.extra:
-            out += [sec.extra, ""]
+        out += _section_lines(sec, bench)
     if bench.profiles:
         out += [
             "## Profiles of the failed targets",
@@ -691,9 +786,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-profile", action="store_true", help="skip profiling failures")
     parser.add_argument(
         "--only",
-        choices=["capture"],
-        help="run only the Python start-up and capture rows and replace just those sections "
-        "of the report (the big store's index is built with `lore index rebuild`)",
+        choices=["capture", "graph"],
+        help="run one part alone and splice it into the report: capture (the Python "
+        "start-up and capture rows; the big store's index is built with `lore index "
+        "rebuild`) or graph (section 7, on a fresh big store)",
     )
     args = parser.parse_args(argv)
     if not LORE.is_file():
@@ -705,6 +801,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         bench.facts = machine_facts(bench)
         print(f"bench: {bench.n:,} records, temp dir {tmp}", file=sys.stderr)
+        if args.only == "graph":
+            big = tmp / "big"
+            bench.baseline()
+            seconds = bench.generate(big, bench.n)
+            print(f"  generated {bench.n:,}-record store in {seconds:.1f} s", file=sys.stderr)
+            bench.graph(big)
+            splice(args.out, bench.sections[-1], bench)
+            print(f"bench: spliced {bench.sections[-1].title!r} into {args.out}", file=sys.stderr)
+            return 0
         bench.baseline()
         if args.only:
             return only_captures(bench, args.out, started)
@@ -717,6 +822,7 @@ def main(argv: list[str] | None = None) -> int:
         bench.reads(big)  # first, so the first recall really is the cold build
         bench.captures(small, big)
         bench.imports(jsonl)
+        bench.graph(big)
         bench.modules(big)
         if not args.no_profile:
             profile_failures(bench, jsonl)

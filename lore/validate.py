@@ -19,6 +19,8 @@ line rather than blocking. Each problem becomes an :class:`Issue` with one of ``
 - ``dangling-revision`` (error): a revision line for an id with no creation line in its log
 - ``duplicate-line`` (warning): a line identical to an earlier one (a union merge; read once)
 - ``unknown-file`` (warning): a file in a component's data dir that lore does not read
+- ``unknown-relation`` (warning): a curated edge whose relation is not in the graph's
+  vocabulary (``lore.graph.rules``): the graph leaves it out
 """
 
 from __future__ import annotations
@@ -455,6 +457,8 @@ class _Checker:
         for record, rel, line, field_lines in self.entries:
             if _retracted(record):
                 continue  # a withdrawn record's links are not followed
+            if record.kind == "edge":
+                self.check_relation(record, rel, field_lines.get("relation", line))
             for field, target, kind in _references(record):
                 at = field_lines.get(field, line)
                 seen = self.ids.get(target)
@@ -466,6 +470,14 @@ class _Checker:
                 else:
                     continue
                 self.add(ERROR, code, rel, at, message, record.id, field)
+
+    def check_relation(self, record: Record, rel: str, line: int | None) -> None:
+        from lore.graph.rules import relation_or_none
+
+        relation = getattr(record, "relation", None)
+        if relation_or_none(relation) is None:
+            message = f"relation: {relation!r} is not a graph relation; the graph leaves it out"
+            self.add(WARNING, "unknown-relation", rel, line, message, record.id, "relation")
 
     def check_unknown_files(self) -> None:
         for component in COMPONENTS:

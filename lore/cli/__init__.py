@@ -102,6 +102,14 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "recall:index_cmd",
         "Manage the derived search index (it lives outside the data root).",
     ),
+    "graph": (
+        "graph:graph_cmd",
+        "Query, export and curate the knowledge graph derived from every record.",
+    ),
+    "concepts": (
+        "concepts:concepts_cmd",
+        "Propose concepts from clusters of similar records, and promote them.",
+    ),
     "hooks": ("hooks:hooks_cmd", "Install or remove the Claude Code hooks (and run them)."),
     "demo": (
         "demo:demo_cmd",

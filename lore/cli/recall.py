@@ -67,6 +67,13 @@ def _section(name: str, items: list[dict[str, Any]], count: int | None = None) -
     "--threshold", type=click.IntRange(min=1), default=None, help="With --triggers (default 3)."
 )
 @click.option("--brief", "as_brief", is_flag=True, help="Mode: a briefing on the topic QUERY.")
+@click.option(
+    "--graph-depth",
+    type=click.IntRange(0, 3),
+    default=0,
+    help="Also list records within N graph edges of each hit (0-3).",
+)
+@click.option("--deep", is_flag=True, help="Rank by personalized PageRank seeded from the hits.")
 @json_option
 @pass_app
 def recall_cmd(
@@ -85,6 +92,8 @@ def recall_cmd(
     as_triggers: bool,
     threshold: int | None,
     as_brief: bool,
+    graph_depth: int,
+    deep: bool,
     as_json: bool,
 ) -> None:
     """Search every kind of record for QUERY, best match first.
@@ -110,6 +119,7 @@ def recall_cmd(
       lore recall why did we pick postgres
       lore recall --kind decision --since 2w "cache invalidation" --explain
       lore recall --brief auth
+      lore recall --deep "session store" --explain
     """
     text = _query(query)
     modes = [
@@ -124,6 +134,8 @@ def recall_cmd(
     ]
     if len(modes) > 1:
         raise UsageError(f"choose one mode: {' and '.join(modes)} cannot be combined")
+    if (deep or graph_depth) and modes:
+        raise UsageError("--deep and --graph-depth go with a plain QUERY, not a mode")
     if error_type and not as_failures:
         raise UsageError("--type goes with --failures")
     if threshold is not None and not as_triggers:
@@ -142,6 +154,9 @@ def recall_cmd(
         _context(app, project, limit, as_json)
     elif not text:
         raise UsageError("nothing to recall: give a QUERY (or a mode: --patterns, --failures, ...)")
+    elif deep or graph_depth:
+        _graph_recall(app, text, kinds, project, tags, since, limit, show_all, explain, as_json,
+                      graph_depth, deep)  # fmt: skip
     else:
         _recall(app, text, kinds, project, tags, since, limit, show_all, explain, as_json)
 
@@ -201,6 +216,58 @@ def _recall(
         if explain:
             parts = ", ".join(f"{k} {v:.3f}" for k, v in hit.parts.items() if k != "score")
             echo(f"      [{parts}]")
+
+
+def _graph_recall(
+    app: App,
+    text: str,
+    kinds: tuple[str, ...],
+    project: str | None,
+    tags: tuple[str, ...],
+    since: str | None,
+    limit: int,
+    show_all: bool,
+    explain: bool,
+    as_json: bool,
+    depth: int,
+    deep: bool,
+) -> None:
+    """--deep / --graph-depth: recall through the knowledge graph (``lore.graph.recall``)."""
+    from lore.cli.graph import one_shot
+    from lore.graph.recall import graph_recall
+
+    found, via = graph_recall(
+        app.store,
+        text,
+        deep=deep,
+        depth=depth,
+        limit=limit,
+        kinds=kinds,
+        project=project,
+        tags=tags,
+        since=since,
+        show_hidden=show_all,
+        here=_here(project),
+        one_shot=one_shot(),
+    )
+    if as_json:
+        results = []
+        for hit in found:
+            item = hit.to_dict(explain=explain)
+            if explain and hit.record.id in via:
+                item["explain"]["via"] = via[hit.record.id]
+            results.append(item)
+        emit_json({"query": text, "results": results})
+        return
+    if not found:
+        note(f"no matches for {text!r}")
+    for hit in found:
+        echo(_line(hit.to_dict(), score=True))
+        if explain:
+            parts = ", ".join(f"{k} {v:.3f}" for k, v in hit.parts.items() if k != "score")
+            echo(f"      [{parts}]")
+            for step in via.get(hit.record.id, ()):
+                echo(f"      via {step}")
 
 
 def _patterns(app: App, text: str, project: str | None, limit: int, as_json: bool) -> None:

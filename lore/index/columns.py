@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from lore import clock
 from lore.errors import LoreError
 from lore.model import Dir, Log, Record, kind_class
 from lore.store import Store, fold, read_fast
@@ -106,6 +107,9 @@ class Columns:
         self._docs: dict[tuple[str, bool, bool], list[int]] = {}  # docs() answers
         self._kind_bytes: bytes | None = None  # the kinds column as bytes, for docs()
         self.changed = False
+        # Who numbered these records: a new index, or a compaction, draws a new one, so a
+        # reader that remembers record numbers (the graph snapshot) knows they moved.
+        self.build = clock.new_id("index")
 
     def _thaw(self) -> None:
         """Copy the memory-mapped columns into growable arrays, before the first change."""

@@ -14,7 +14,7 @@ from lore.index.refresh import Refreshable
 from lore.paths import DataRoot
 from lore.store import Store
 
-INDEX_SCHEMA = 10
+INDEX_SCHEMA = 11
 MAGIC = b"LOREIDX\x00"
 
 
@@ -83,6 +83,7 @@ class Index(Refreshable):
             "tags": {k: v if isinstance(v, bytes) else v.tobytes() for k, v in self.tags.items()},
             "blob": offset,
             "dead": self.dead,
+            "build": self.build,
         }
         packed = marshal.dumps(meta)
         head = [_header(), len(packed).to_bytes(8, "little"), packed]
@@ -137,6 +138,7 @@ class Index(Refreshable):
             ):
                 setattr(index, name, meta[name])
             index.dead = meta["dead"]
+            index.build = meta["build"]
             index.blob = view[base + meta["columns"] :]
             index._vocab, index._vocab_raw = None, column("vocab")
             index._titles, index._titles_raw = None, column("titles")

@@ -140,6 +140,7 @@ class Writable(Columns):
                 docs = _unpack(source["docs"], "i")
                 source["docs"] = array("i", (remap[d] if d >= 0 else -1 for d in docs)).tobytes()
         self.dead = set()
+        self.build = clock.new_id("index")
         self._terms = None
         self._by_id = None
         self._group_counts = None
