@@ -406,7 +406,7 @@ class Store:
                 and v not in (None, "", [], {})
                 and (k, v) not in (("source", "manual"), ("v", 1))
             }
-            entries[name] = data
+            yamlio.append_key(entries, name, data)
         else:
             changes = changes or {}
             if changes.get("name", name) != name:

@@ -150,8 +150,10 @@ def delete_key(doc: Any, mapping: Any, key: Any) -> None:
         prev = keys[at - 1]
         own_prev = (mapping.ca.items.setdefault(prev, [None, None, None, None]), 2)
         slot, i = [own_prev, *_tail_slots(mapping[prev])][-1]
-        old = slot[i].value if slot[i] is not None else "\n"
-        slot[i] = CommentToken(old + rest, CommentMark(0), None)
+        if slot[i] is None:
+            slot[i] = CommentToken("\n" + rest, CommentMark(0), None)
+        else:  # after an inline comment: it keeps its column
+            slot[i] = CommentToken(slot[i].value + rest, slot[i].start_mark, None)
     elif at + 1 < len(keys):  # before the entry after it
         slot = mapping.ca.items.setdefault(keys[at + 1], [None, None, None, None])
         slot[1] = [CommentToken(rest, CommentMark(0), None), *(slot[1] or [])]
@@ -166,3 +168,29 @@ def delete_key(doc: Any, mapping: Any, key: Any) -> None:
         if doc.ca.comment is None:
             doc.ca.comment = [None, None]
         doc.ca.end = [CommentToken(rest, CommentMark(0), None), *(doc.ca.end or [])]
+
+
+def append_key(mapping: Any, key: Any, value: Any) -> None:
+    """``mapping[key] = value`` as a new last entry, keeping the comment lines that
+    followed the old last entry (the end of the file, or what comes after the map)
+    after the new one; an inline comment stays on its line."""
+    from ruamel.yaml.error import CommentMark
+    from ruamel.yaml.tokens import CommentToken
+
+    moved = ""
+    if len(mapping):
+        last = list(mapping)[-1]
+        own = mapping.ca.items.get(last)
+        for slot, i in [*([(own, 2)] if own else []), *_tail_slots(mapping[last])]:
+            token = slot[i]
+            if token is None or "\n" not in token.value:
+                continue
+            head, tail = token.value.split("\n", 1)
+            moved += tail
+            slot[i] = CommentToken(head + "\n", token.start_mark, None) if head.strip() else None
+    node = loads(dumps({key: value}).decode("utf-8"), "<new entry>")[key]
+    mapping[key] = node
+    if moved.strip():
+        own_new = (mapping.ca.items.setdefault(key, [None, None, None, None]), 2)
+        slot, i = [own_new, *_tail_slots(node)][-1]
+        slot[i] = CommentToken("\n" + moved, CommentMark(0), None)

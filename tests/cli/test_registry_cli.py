@@ -317,3 +317,31 @@ def test_every_new_text_passes_the_secrets_gate(
     assert result.exit_code == 7
     assert json.loads(result.stdout)["field"] == field
     assert path.read_text(encoding="utf-8") == HAND_WRITTEN
+
+
+def test_add_keeps_the_comments_at_the_end_of_the_file_at_the_end(run: Run, data_dir: Path) -> None:
+    path = projects_file(data_dir)
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        "projects:\n  a:\n    description: A  # inline\n# the end\n# really\n", encoding="utf-8"
+    )
+    assert run("registry", "add", "b", "--tag", "x,y").exit_code == 0
+    assert run("registry", "add", "c", "--description", "C").exit_code == 0
+    assert path.read_text(encoding="utf-8") == (
+        "projects:\n"
+        "  a:\n    description: A  # inline\n"
+        f"  b:\n    timestamp: '{NOW}'\n    status: active\n    tags:\n      - x\n      - y\n"
+        f"  c:\n    timestamp: '{NOW}'\n    description: C\n    status: active\n"
+        "# the end\n# really\n"
+    )
+
+
+def test_remove_after_an_inline_comment_keeps_its_column(run: Run, data_dir: Path) -> None:
+    path = projects_file(data_dir)
+    path.parent.mkdir(parents=True)
+    text = "projects:\n  y:\n    depends_on:\n      - x   # dep\n  z:\n    path: /tmp\n# end\n"
+    path.write_text(text, encoding="utf-8")
+    assert run("registry", "remove", "z").exit_code == 0
+    assert path.read_text(encoding="utf-8") == (
+        "projects:\n  y:\n    depends_on:\n      - x   # dep\n# end\n"
+    )
