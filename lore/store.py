@@ -455,7 +455,12 @@ def merge_value(tree: Any, key: Any, value: Any) -> None:
     try:
         old = tree[key]
     except (KeyError, IndexError, TypeError):
-        tree[key] = value
+        if isinstance(tree, dict) and hasattr(tree, "ca"):  # a new key of a parsed map
+            from lore.storage import yamlio
+
+            yamlio.append_key(tree, key, value)  # before the comments that ended it
+        else:
+            tree[key] = value
         return
     if isinstance(old, dict) and isinstance(value, dict):
         for gone in [k for k in old if k not in value]:
