@@ -149,3 +149,12 @@ def test_listings_warn_about_what_they_could_not_read(
         result = run(*args, *json_flag)
         assert result.exit_code == 0
         assert f"lore: warning: {path}:" in result.stderr
+
+
+def test_goal_list_line_layout(run: Run) -> None:
+    goal = new_id(run, "goal", "create", "Ship it", "--priority", "high", "--criterion", "c")
+    other = new_id(run, "goal", "create", "Write docs", "--deadline", "2027-01-31")
+    assert run("goal", "list").stdout == (
+        f"{goal}  active     high        0/1  -           Ship it\n"
+        f"{other}  active     medium      0/0  2027-01-31  Write docs\n"
+    )
