@@ -299,6 +299,12 @@ def test_learn_records_the_lesson(run: Run, three: list[str], data_dir: Path) ->
     assert (empty.exit_code, json.loads(empty.stdout)["error"]) == (2, "the lesson is empty")
 
 
+def test_learn_dash_reads_the_lesson_from_stdin(run: Run, three: list[str]) -> None:
+    piped = run("journal", "learn", three[0], "-", "--json", input="Pin the linter\n")
+    assert piped.exit_code == 0
+    assert json.loads(piped.stdout)["record"]["lesson_learned"] == "Pin the linter"
+
+
 # --- link -----------------------------------------------------------------------------------
 
 
