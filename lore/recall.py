@@ -27,6 +27,7 @@ CONTRADICTION_SHARED_TERMS = 2
 SETTLED_AGAINST = frozenset({"revised", "abandoned"})
 _RELATIVE = re.compile(r"^\s*(\d+)\s*([hdw])\s*$", re.IGNORECASE)
 _UNITS = {"h": "hours", "d": "days", "w": "weeks"}
+_DATE_ONLY = re.compile(r"^\s*\d{4}-\d{2}-\d{2}\s*$")
 
 
 @dataclass
@@ -79,6 +80,21 @@ def parse_since(text: str | None) -> float | None:
         ) from None
 
 
+def parse_until(text: str | None) -> float | None:
+    """``--until``: like ``--since``; a bare date (``2026-05-01``) means through its end."""
+    if text is None or not text.strip():
+        return None
+    try:
+        epoch = parse_since(text)
+    except UsageError:
+        raise UsageError(
+            f"--until {text!r} is neither an ISO date/time nor a relative age like 7d, 2w, 12h"
+        ) from None
+    if _DATE_ONLY.match(text) and epoch is not None:
+        epoch += 86400.0
+    return epoch
+
+
 def searchable_kinds(names: tuple[str, ...] | list[str]) -> list[str]:
     out = []
     for name in names:
@@ -122,6 +138,7 @@ def rank(
     here: str | None = None,
     limit: int = 0,
     index: Index | None = None,
+    until: str | None = None,
 ) -> Ranking:
     """Every matching record, best first, without reading a single record.
 
@@ -131,6 +148,7 @@ def rank(
     """
     wanted = {SEARCH_KINDS.index(k) for k in searchable_kinds(list(kinds))}
     since_epoch = parse_since(since)
+    until_epoch = parse_until(until)
     idx = index or open_index(store)
     terms = search.query_terms(query)
     n = idx.size
@@ -199,7 +217,8 @@ def rank(
     tagged = None
     for tag in tags:
         tagged = idx.tagged(tag) if tagged is None else tagged & idx.tagged(tag)
-    if wanted or since_epoch is not None or member is not None or tagged is not None:
+    dated = since_epoch is not None or until_epoch is not None
+    if wanted or dated or member is not None or tagged is not None:
         kinds_col, ts = idx.kinds, idx.ts
         text = {
             d: v
@@ -207,6 +226,7 @@ def rank(
             if not (
                 (wanted and kinds_col[d] not in wanted)
                 or (since_epoch is not None and ts[d] < since_epoch)
+                or (until_epoch is not None and ts[d] >= until_epoch)
                 or (member is not None and not member(d))
                 or (tagged is not None and d not in tagged)
             )
@@ -378,6 +398,7 @@ def recall(
     show_hidden: bool = False,
     here: str | None = None,
     remember: bool = True,
+    until: str | None = None,
 ) -> list[Hit]:
     """The ``limit`` best records for ``query`` (0: all), best first.
 
@@ -391,6 +412,7 @@ def recall(
         project=project,
         tags=tags,
         since=since,
+        until=until,
         show_hidden=show_hidden,
         here=here,
         limit=limit,
@@ -420,6 +442,7 @@ def failures(
     project: str | None = None,
     since: str | None = None,
     limit: int = DEFAULT_LIMIT,
+    until: str | None = None,
 ) -> dict[str, Any]:
     """Failures newest first (of one type, matching ``query``), with counts per type."""
     found = [f for f in store.of(Failure) if _belongs(f, project)]
@@ -428,6 +451,9 @@ def failures(
     since_epoch = parse_since(since)
     if since_epoch is not None:
         found = [f for f in found if clock.epoch(f.timestamp) >= since_epoch]
+    until_epoch = parse_until(until)
+    if until_epoch is not None:
+        found = [f for f in found if clock.epoch(f.timestamp) < until_epoch]
     if query and query.strip():
         result = rank(store, query, kinds=("failure",))
         ids = {result.index.id_of(r.doc) for r in result.ranked}
