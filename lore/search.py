@@ -143,15 +143,48 @@ def _has_vowel(text: str) -> bool:
     return any(c in _VOWELS for c in text)
 
 
+_snowball: Any = None  # Snowball's English stemmer (PyStemmer), once looked for; False: absent
+
+
+def stemmer() -> str:
+    """Which stemmer ``stem`` uses: ``"snowball"`` (PyStemmer installed) or ``"light"``
+    (the pure-Python fallback). The index records it: a change means a rebuild."""
+    global _snowball
+    if _snowball is None:
+        try:
+            import Stemmer  # type: ignore[import-not-found,unused-ignore]
+
+            _snowball = Stemmer.Stemmer("english").stemWord
+        except ImportError:
+            _snowball = False
+    return "snowball" if _snowball else "light"
+
+
 def stem(word: str) -> str:
+    """A word's stem: Snowball's English stemmer when PyStemmer is installed, else
+    ``light_stem``. Words of three letters or fewer, and anything with digits, stay."""
+    cached = _stem_cache.get(word)
+    if cached is not None:
+        return cached
+    if _snowball is None:
+        stemmer()
+    if _snowball and len(word) > 3 and word.isalpha():
+        w = _snowball(word)
+        if w.endswith("s") and not w.endswith("ss") and not _has_vowel(w[:-1]):
+            w = w[:-1]  # an acronym's plural (JWTs, SDKs), which Snowball keeps
+    else:
+        w = light_stem(word)
+    if len(_stem_cache) < 200_000:
+        _stem_cache[word] = w
+    return w
+
+
+def light_stem(word: str) -> str:
     """A light Porter-like stemmer: plurals, -ing/-ed/-ly/-ation/-ness/-ment, final -e.
 
     ``caching``, ``cached``, ``caches`` and ``cache`` all become ``cach``; words of three
     letters or fewer, and anything with digits, are left alone.
     """
-    cached = _stem_cache.get(word)
-    if cached is not None:
-        return cached
     w = word
     if len(w) > 3 and w.isalpha():
         if w.endswith("ies") and len(w) > 4:
@@ -170,8 +203,6 @@ def stem(word: str) -> str:
                 break
         if w.endswith("e") and len(w) > 3:
             w = w[:-1]
-    if len(_stem_cache) < 200_000:
-        _stem_cache[word] = w
     return w
 
 

@@ -52,12 +52,36 @@ def ids(store: Store, query: str, **options: Any) -> list[str]:
     ],
 )
 def test_word_forms_share_a_stem(forms: tuple[str, ...], stem: str) -> None:
-    assert {search.stem(f) for f in forms} == {stem}
+    assert len({search.stem(f) for f in forms}) == 1  # Snowball's stem, or the fallback's
+    assert {search.light_stem(f) for f in forms} == {stem}
+
+
+def test_snowball_is_used_when_pystemmer_is_installed() -> None:
+    pytest.importorskip("Stemmer")
+    assert search.stemmer() == "snowball"
+    assert [search.stem(w) for w in ("retries", "policies", "generously", "JWTs".lower())] == [
+        "retri",
+        "polici",
+        "generous",
+        "jwt",  # an acronym's plural loses its s, which Snowball keeps
+    ]
+
+
+def test_without_pystemmer_the_light_stemmer_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "_snowball", False)
+    monkeypatch.setattr(search, "_stem_cache", {})
+    assert search.stemmer() == "light"
+    assert [search.stem(w) for w in ("retries", "caching", "analysis")] == [
+        "retry",
+        "cach",
+        "analysis",
+    ]
 
 
 @pytest.mark.parametrize("word", ["class", "status", "analysis", "bus", "string", "need", "api"])
 def test_stemmer_leaves_these_alone(word: str) -> None:
-    assert search.stem(word) == word
+    assert search.light_stem(word) == word
+    assert search.stem(word) in (word, word[:-1])  # Snowball: analysis -> analysi
 
 
 def test_words_lowercase_and_split_camel_case() -> None:
