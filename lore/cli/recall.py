@@ -16,6 +16,8 @@ from lore.errors import UsageError
 
 pass_app = click.make_pass_decorator(App)
 LIMIT_HELP = "At most N results (default 10; 0: all)."
+SINCE_HELP = "Only records since a time: 2026-05-12, 2026-05, 2026-W19, 7d, yesterday, last week..."
+UNTIL_HELP = "Only records before the end of a time (same forms; 7d: older than 7 days)."
 
 
 def _here(project: str | None) -> str | None:
@@ -55,7 +57,8 @@ def _section(name: str, items: list[dict[str, Any]], count: int | None = None) -
 @click.option("--kind", "kinds", multiple=True, help="Only this kind (repeatable; plurals work).")
 @click.option("--project", help="Only this project's records; alone: the project's context.")
 @click.option("--tag", "tags", multiple=True, help="Only records with this tag (repeatable: all).")
-@click.option("--since", help="Only records since an ISO date/time, or an age like 7d, 2w, 12h.")
+@click.option("--since", help=SINCE_HELP)
+@click.option("--until", help=UNTIL_HELP)
 @click.option("--limit", "-n", type=click.IntRange(min=0), default=10, help=LIMIT_HELP)
 @click.option("--all", "show_all", is_flag=True, help="Include retracted and superseded records.")
 @click.option("--explain", is_flag=True, help="Show every score component of each result.")
@@ -76,6 +79,7 @@ def recall_cmd(
     project: str | None,
     tags: tuple[str, ...],
     since: str | None,
+    until: str | None,
     limit: int,
     show_all: bool,
     explain: bool,
@@ -96,19 +100,30 @@ def recall_cmd(
     confidence, severity, recurrence), the current project and how often a
     record was recalled before; --explain shows each part.
 
+    A time inside QUERY ("what did we decide last week about caching", "in May
+    2026", "since 2026-W19") is not matched as text: records of that window
+    rank higher, and --explain names it. --since and --until filter by time:
+    an ISO date or date-time, a month 2026-05, a year, an ISO week 2026-W19,
+    an age (12h, 7d, 2w, 3m, 1y), today, yesterday, this/last week|month|year,
+    or a month name.
+
     Modes are flags that use QUERY when given: --patterns [QUERY] (patterns and
     anti-patterns for a situation; without QUERY the project's best), --failures
     [QUERY] [--type T], --triggers [--threshold N], --brief QUERY (decisions,
     patterns, failures and contradictions on a topic), and --project P with no
     QUERY (the project's context).
 
-    With --json: {"query", "results": [{"id", "type", "score", ...fields}]}, where
-    "type" is the record's kind and a decision's own type is "decision_type".
+    With --json: {"query", "window", "results": [{"id", "type", "score",
+    "timestamp", ...fields}]}, where "window" is the query's time window
+    ({"text", "since", "until"}) or null, "type" is the record's kind and a
+    decision's own type is "decision_type".
 
     \b
     Examples:
       lore recall why did we pick postgres
       lore recall --kind decision --since 2w "cache invalidation" --explain
+      lore recall what did we decide last week about caching
+      lore recall deploy --since 2026-05 --until 2026-W21
       lore recall --brief auth
     """
     text = _query(query)
@@ -138,12 +153,12 @@ def recall_cmd(
         if not text:
             raise UsageError("--brief needs a topic: lore recall --brief TOPIC")
         _brief(app, text, project, limit, as_json)
-    elif not text and project and not (kinds or tags or since):
+    elif not text and project and not (kinds or tags or since or until):
         _context(app, project, limit, as_json)
     elif not text:
         raise UsageError("nothing to recall: give a QUERY (or a mode: --patterns, --failures, ...)")
     else:
-        _recall(app, text, kinds, project, tags, since, limit, show_all, explain, as_json)
+        _recall(app, text, kinds, project, tags, (since, until), limit, show_all, explain, as_json)
 
 
 search_cmd = click.Command(
@@ -161,14 +176,15 @@ def _recall(
     kinds: tuple[str, ...],
     project: str | None,
     tags: tuple[str, ...],
-    since: str | None,
+    period: tuple[str | None, str | None],
     limit: int,
     show_all: bool,
     explain: bool,
     as_json: bool,
 ) -> None:
-    from lore.recall import recall
+    from lore.recall import query_window, recall
 
+    since, until = period
     found = recall(
         app.store,
         text,
@@ -176,13 +192,20 @@ def _recall(
         project=project,
         tags=tags,
         since=since,
+        until=until,
         limit=limit,
         show_hidden=show_all,
         here=_here(project),
     )
+    window = query_window(text)
     if as_json:
-        emit_json({"query": text, "results": [h.to_dict(explain=explain) for h in found]})
+        results = [h.to_dict(explain=explain) for h in found]
+        emit_json(
+            {"query": text, "window": window.to_dict() if window else None, "results": results}
+        )
         return
+    if explain and window is not None:
+        note(f"time window {window.describe()} (its records rank higher)")
     if not found:
         from lore.search import query_terms
 
@@ -340,7 +363,7 @@ def brief_cmd(
 @click.argument("query", nargs=-1)
 @click.option("--type", "error_type", help="Only failures of this error type.")
 @click.option("--project", help="Only this project's failures.")
-@click.option("--since", help="Only failures since an ISO date/time, or an age like 7d, 2w.")
+@click.option("--since", help=SINCE_HELP)
 @click.option("--limit", "-n", type=click.IntRange(min=0), default=10, help=LIMIT_HELP)
 @json_option
 @pass_app

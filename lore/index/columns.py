@@ -32,7 +32,8 @@ DEDUPE_KINDS = ("decision", "pattern", "anti-pattern")  # as lore.capture checks
 
 # Per-record columns and their array typecodes: time (epoch seconds), project code,
 # static importance, weighted length, the creation line's byte offset and length (logs;
-# -1 for documents), the failure group (error type) code and the session_id code.
+# -1 for documents), the failure group (error type) code, the session_id code and the
+# context code (the session_id, else the record's tags; recall's neighbours share it).
 _ARRAYS = {
     "ts": "d",
     "proj": "I",
@@ -42,6 +43,7 @@ _ARRAYS = {
     "ln": "I",
     "grp": "I",
     "sess": "I",
+    "ctx": "I",
 }
 _NOT = bytes([1] + [0] * 255)  # translate table: 0 -> 1, anything else -> 0
 
@@ -75,6 +77,7 @@ class Columns:
         self.kinds = bytearray()
         self.hidden = bytearray()
         self.flags = bytearray()  # 1: a pending decision, an active goal, a closed session
+        self.asks = bytearray()  # 1: the record's text asks something (holds a "?")
         self.ts = array("d")
         self.proj = array("I")
         self.imp = array("f")
@@ -83,9 +86,11 @@ class Columns:
         self.ln = array("I")
         self.grp = array("I")
         self.sess = array("I")
+        self.ctx = array("I")
         self.projects: list[str | None] = [None]
         self.groups: list[str] = [""]
         self.sessions: list[str | None] = [None]
+        self.contexts: list[str | None] = [None]
         self.revs: dict[int, list[tuple[int, int]]] = {}
         self.files: dict[int, str] = {}  # documents whose file name is not <id><suffix>
         self.replaced: dict[int, str] = {}
@@ -110,6 +115,7 @@ class Columns:
         self.kinds = bytearray(self.kinds)
         self.hidden = bytearray(self.hidden)
         self.flags = bytearray(self.flags)
+        self.asks = bytearray(self.asks)
         for name, code in _ARRAYS.items():
             setattr(self, name, _unpack(getattr(self, name), code))
         self._ids_at = _unpack(self._ids_at)

@@ -14,7 +14,7 @@ from lore.index.refresh import Refreshable
 from lore.paths import DataRoot
 from lore.store import Store
 
-INDEX_SCHEMA = 9
+INDEX_SCHEMA = 10
 MAGIC = b"LOREIDX\x00"
 
 
@@ -24,8 +24,11 @@ def index_path(root: DataRoot) -> Path:
 
 def _header() -> bytes:
     # marshal's format belongs to one Python version: a different one means a rebuild.
+    # The terms depend on the stemmer: an index written with the other one is rebuilt.
+    from lore.search import stemmer
+
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    return MAGIC + f"{INDEX_SCHEMA} {version} {sys.byteorder}\n".encode()
+    return MAGIC + f"{INDEX_SCHEMA} {version} {sys.byteorder} {stemmer()}\n".encode()
 
 
 class Index(Refreshable):
@@ -60,6 +63,7 @@ class Index(Refreshable):
             ("kinds", bytes(self.kinds)),
             ("hidden", bytes(self.hidden)),
             ("flags", bytes(self.flags)),
+            ("asks", bytes(self.asks)),
             *((name, getattr(self, name).tobytes()) for name in _ARRAYS),
         ):
             regions[name] = (at, len(data))
@@ -76,6 +80,7 @@ class Index(Refreshable):
             "projects": self.projects,
             "groups": self.groups,
             "sessions": self.sessions,
+            "contexts": self.contexts,
             "revs": self.revs,
             "files": self.files,
             "replaced": self.replaced,
@@ -123,12 +128,14 @@ class Index(Refreshable):
             index.kinds = column("kinds")  # type: ignore[assignment]
             index.hidden = column("hidden")  # type: ignore[assignment]
             index.flags = column("flags")  # type: ignore[assignment]
+            index.asks = column("asks")  # type: ignore[assignment]
             for name, code in _ARRAYS.items():
                 setattr(index, name, column(name, code))
             for name in (
                 "projects",
                 "groups",
                 "sessions",
+                "contexts",
                 "revs",
                 "files",
                 "replaced",
@@ -142,7 +149,7 @@ class Index(Refreshable):
             index._titles, index._titles_raw = None, column("titles")
             index._frozen = True
             n = len(index.kinds)
-            columns = (*_ARRAYS, "hidden", "flags", "_ids_at")
+            columns = (*_ARRAYS, "hidden", "flags", "asks", "_ids_at")
             if not all(len(getattr(index, c)) == n for c in columns):
                 return None
             if len(index.blob) != meta["blob"]:  # truncated, or a stray write

@@ -26,12 +26,15 @@ class Writable(Columns):
         kind = record.KIND
         counts: dict[str, int] = defaultdict(int)
         length = 0
+        asks = 0
         for name in (kind.title, *(f for f in kind.search if f != kind.title)):
             value = getattr(record, name, None)
             weight = search.TITLE_WEIGHT if name == kind.title else 1
             texts = [value] if isinstance(value, str) else value if isinstance(value, list) else ()
             for text in texts:
                 if isinstance(text, str):
+                    if "?" in text:
+                        asks = 1
                     for term in search.terms(text):
                         counts[term] += weight
                         length += weight
@@ -54,6 +57,7 @@ class Writable(Columns):
         self.kinds.append(SEARCH_KINDS.index(kind.name))
         self.hidden.append(1 if record.hidden else 0)
         self.flags.append(_flag(record))
+        self.asks.append(asks)
         self.ts.append(clock.epoch(record.timestamp))
         project = record.project if isinstance(record.project, str) else None
         self.proj.append(self._intern("projects", project))
@@ -65,6 +69,7 @@ class Writable(Columns):
         self.grp.append(self._intern("groups", str(group)))
         session_id = record.session_id if isinstance(record.session_id, str) else None
         self.sess.append(self._intern("sessions", session_id))
+        self.ctx.append(self._intern("contexts", _context(record, session_id)))
         if revs:
             self.revs[doc] = revs
         replaced_by = getattr(record, "superseded_by", None)
@@ -109,6 +114,7 @@ class Writable(Columns):
         self.kinds = bytearray(self.kinds[d] for d in keep)
         self.hidden = bytearray(self.hidden[d] for d in keep)
         self.flags = bytearray(self.flags[d] for d in keep)
+        self.asks = bytearray(self.asks[d] for d in keep)
         for name, code in _ARRAYS.items():
             column = getattr(self, name)
             setattr(self, name, array(code, (column[d] for d in keep)))
@@ -158,6 +164,16 @@ def _flag(record: Record) -> int:
     if kind == "session":
         return 1 if state.get("status") == "closed" else 0
     return 0
+
+
+def _context(record: Record, session_id: str | None) -> str | None:
+    """What a record's neighbours must share with it to be its context: its session, or
+    for a record without one its tags (records imported from one thread carry the same)."""
+    if session_id:
+        return "s:" + session_id
+    tags = record.tags if isinstance(record.tags, list) else []
+    named = sorted(t for t in tags if isinstance(t, str))
+    return "t:" + "\x1f".join(named) if named else None
 
 
 def _text(value: Any) -> str:

@@ -116,7 +116,11 @@ def test_no_match_prints_nothing_and_succeeds(run: Run) -> None:
     result = run("recall", "kubernetes")
     assert (result.exit_code, result.stdout) == (0, "")
     assert result.stderr == "lore: no matches for 'kubernetes'\n"
-    assert doc(run, "recall", "kubernetes") == {"query": "kubernetes", "results": []}
+    assert doc(run, "recall", "kubernetes") == {
+        "query": "kubernetes",
+        "window": None,
+        "results": [],
+    }
     stop = run("recall", "what", "is", "the")
     assert (stop.exit_code, stop.stdout) == (0, "")
     assert stop.stderr == (
@@ -155,7 +159,8 @@ def test_hidden_records_need_all(run: Run) -> None:
         (("x", "--patterns", "--brief"), "choose one mode"),
         (("x", "--type", "Timeout"), "--type goes with --failures"),
         (("x", "--threshold", "2"), "--threshold goes with --triggers"),
-        (("x", "--since", "yesterday"), "--since 'yesterday'"),
+        (("x", "--since", "the day after the meeting"), "--since 'the day after the meeting'"),
+        (("x", "--until", "2026-13"), "--until '2026-13': not a time lore can read; use"),
         (("x", "--kind", "edge"), "recall does not search edges"),
         (("x", "--kind", "nonsense"), "unknown record kind"),
         (("--brief",), "--brief needs a topic"),
