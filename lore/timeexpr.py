@@ -283,3 +283,73 @@ def in_query(query: str, *, now: datetime | None = None) -> tuple[Window | None,
         rest = (query[: match.start()] + " " + query[match.end() :]).strip()
         return window, " ".join(rest.split())
     return None, query
+
+
+# --- the timeline's periods ---------------------------------------------------------------
+
+TIMELINE_FORMS = (
+    "a year (2026), a month (2026-05, may 2026, this/last month), an ISO week "
+    "(2026-W19, this/last week) or a day (2026-05-12, today, yesterday)"
+)
+
+
+@dataclass(frozen=True)
+class Period:
+    """A calendar period: ``level`` is ``year``, ``month``, ``week`` or ``day``."""
+
+    level: str
+    label: str
+    start: datetime
+    end: datetime
+
+
+def period(text: str, *, now: datetime | None = None) -> Period:
+    """The calendar period (year, month, ISO week or day) ``text`` names; UsageError if it
+    names none (an age like ``7d`` is not a calendar period)."""
+    raw = " ".join(str(text).split())
+    try:
+        found = _parse(raw.lower(), _now(now), raw)
+    except (ValueError, OverflowError):
+        found = None
+    if found is not None and not found.age and found.start and found.end:
+        start, end = found.start, found.end
+        if end - start == timedelta(days=1):
+            return Period("day", start.strftime("%Y-%m-%d"), start, end)
+        if end - start == timedelta(days=7) and start.weekday() == 0:
+            return Period("week", week_label(start), start, end)
+        if start.day == 1 and end == month_window(start.year, start.month)[1]:
+            return Period("month", start.strftime("%Y-%m"), start, end)
+        if (start.month, start.day, end.year) == (1, 1, start.year + 1):
+            return Period("year", f"{start.year:04d}", start, end)
+    raise UsageError(f"timeline {raw!r}: not a period lore can read; use {TIMELINE_FORMS}")
+
+
+def week_label(day: datetime) -> str:
+    year, week, _ = day.isocalendar()
+    return f"{year:04d}-W{week:02d}"
+
+
+def children(span: Period) -> list[Period]:
+    """What a period lists: a year its months, a month its ISO weeks (cut to the month, so
+    their counts add up to the month's), a week its days."""
+    out: list[Period] = []
+    if span.level == "year":
+        for month in range(1, 13):
+            start, end = month_window(span.start.year, month)
+            out.append(Period("month", start.strftime("%Y-%m"), start, end))
+    elif span.level == "month":
+        monday = span.start - timedelta(days=span.start.weekday())
+        while monday < span.end:
+            start, end = max(monday, span.start), min(monday + timedelta(days=7), span.end)
+            out.append(Period("week", week_label(monday), start, end))
+            monday += timedelta(days=7)
+    elif span.level == "week":
+        for offset in range(7):
+            start = span.start + timedelta(days=offset)
+            out.append(Period("day", start.strftime("%Y-%m-%d"), start, start + timedelta(days=1)))
+    return out
+
+
+def year_period(year: int) -> Period:
+    start = datetime(year, 1, 1, tzinfo=timezone.utc)
+    return Period("year", f"{year:04d}", start, start.replace(year=year + 1))

@@ -308,3 +308,40 @@ def test_a_chain_of_replacements_keeps_its_order(store: Store) -> None:
     store.revise(second, {"status": "superseded", "superseded_by": third})
     assert ids(store, "cron") == [third]
     assert ids(store, "cron", show_hidden=True) == [third, second, first]
+
+
+# --- session context ---------------------------------------------------------------------
+
+
+def test_the_answer_after_a_question_is_found_through_its_context(store: Store) -> None:
+    thread = {"tags": ["standup"]}
+    ask = add(store, "observation", "How long did the cache migration take?", **thread)
+    answer = add(store, "observation", "About three weeks, mostly waiting on reviews", **thread)
+    other = add(store, "observation", "Lunch is at noon today", **thread)
+    hits = recall(store, "how long did the cache migration take", remember=False)
+    assert [h.record.id for h in hits] == [ask, answer]  # the answer shares no word
+    parts = hits[1].parts
+    assert parts["bm25"] == 0.0 and parts["relevance"] == pytest.approx(0.7 / 0.8)
+    assert other not in [h.record.id for h in hits]  # two records away: no context
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ({"tags": ["standup"]}, {"tags": ["retro"]}),  # another thread
+        ({}, {}),  # no session and no tags: no context
+        ({"tags": ["t"], "project": "a"}, {"tags": ["t"], "project": "b"}),
+    ],
+)
+def test_context_needs_the_same_session_or_tags(
+    store: Store, first: dict[str, Any], second: dict[str, Any]
+) -> None:
+    add(store, "observation", "How long did the cache migration take?", **first)
+    add(store, "observation", "About three weeks, mostly waiting on reviews", **second)
+    assert len(ids(store, "how long did the cache migration take")) == 1
+
+
+def test_context_ends_after_a_gap_in_time(store: Store) -> None:
+    add(store, "observation", "How long did the migration take?", tags=["t"], when=NOW)
+    add(store, "observation", "Three weeks", tags=["t"], when="2026-03-11T00:00:00Z")
+    assert len(ids(store, "how long did the migration take")) == 1

@@ -96,6 +96,7 @@ class Columns:
         self.replaced: dict[int, str] = {}
         self.facts: dict[int, tuple[Any, ...]] = {}  # what resume sorts and filters by
         self.tags: dict[str, Any] = {}
+        self.entities: dict[str, Any] = {}  # entity (as written) -> records, like tags
         self._vocab: dict[str, tuple[int, int]] | None = {}  # term -> (offset, bytes) in blob
         self._vocab_raw: Any = None  # the marshalled vocabulary, read on first use
         self.blob: Any = b""
@@ -214,6 +215,13 @@ class Columns:
         if where is None:
             return None
         return _unpack(self.blob[where[0] : where[0] + where[1]])
+
+    def posting(self, table: str, name: str) -> array:
+        """The records of one tag or entity (``table`` "tags" or "entities"), dead included."""
+        value = getattr(self, table).get(name)
+        if value is None:
+            return array("I")
+        return _unpack(value) if isinstance(value, (bytes, memoryview)) else value
 
     def tagged(self, tag: str) -> set[int]:
         value = self.tags.get(tag)

@@ -86,6 +86,9 @@ class Index(Refreshable):
             "replaced": self.replaced,
             "facts": self.facts,
             "tags": {k: v if isinstance(v, bytes) else v.tobytes() for k, v in self.tags.items()},
+            "entities": {
+                k: v if isinstance(v, bytes) else v.tobytes() for k, v in self.entities.items()
+            },
             "blob": offset,
             "dead": self.dead,
         }
@@ -141,6 +144,7 @@ class Index(Refreshable):
                 "replaced",
                 "facts",
                 "tags",
+                "entities",
             ):
                 setattr(index, name, meta[name])
             index.dead = meta["dead"]

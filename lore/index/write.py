@@ -45,12 +45,15 @@ class Writable(Columns):
                 column = fresh[term] = self.postings_of(term) or array("I")
                 self._terms = None
             column.extend((doc, count))
-        for tag in record.tags if isinstance(record.tags, list) else ():
-            if isinstance(tag, str):
-                column = self.tags.get(tag)
-                if column is None or isinstance(column, bytes):
-                    column = self.tags[tag] = _unpack(column or b"")
-                column.append(doc)
+        entities = getattr(record, "entities", None)
+        for table, names in (("tags", record.tags), ("entities", entities)):
+            postings = getattr(self, table)
+            for name in dict.fromkeys(names) if isinstance(names, list) else ():
+                if isinstance(name, str):
+                    column = postings.get(name)
+                    if column is None or isinstance(column, bytes):
+                        column = postings[name] = _unpack(column or b"")
+                    column.append(doc)
         self.ids.append(record.id)
         title = getattr(record, kind.title, "") if kind.name in DEDUPE_KINDS else ""
         self.titles.append(search.normalize(title) if isinstance(title, str) else "")
@@ -133,13 +136,14 @@ class Writable(Columns):
             if kept:
                 fresh[term] = kept
         self.fresh, self.vocab, self.blob = fresh, {}, b""
-        tags: dict[str, Any] = {}
-        for tag, value in self.tags.items():
-            column = _unpack(value) if isinstance(value, bytes) else value
-            kept = array("I", (remap[d] for d in column if remap[d] >= 0))
-            if kept:
-                tags[tag] = kept
-        self.tags = tags
+        for table in ("tags", "entities"):
+            kept_table: dict[str, Any] = {}
+            for name, value in getattr(self, table).items():
+                column = _unpack(value) if isinstance(value, bytes) else value
+                kept = array("I", (remap[d] for d in column if remap[d] >= 0))
+                if kept:
+                    kept_table[name] = kept
+            setattr(self, table, kept_table)
         for source in self.sources.values():
             if "docs" in source:
                 docs = _unpack(source["docs"], "i")
