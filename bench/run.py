@@ -369,6 +369,42 @@ class Bench:
         )
         self.sections.append(sec)
         self.recall = recall
+        self.timeline(big)
+
+    def timeline(self, big: Path) -> None:
+        """``lore timeline`` at every level, with its answer kept and (cold) without it."""
+        env = self.env(big)
+        sec = Section(
+            f"5b. The timeline of the {self.n:,}-record store",
+            "`lore timeline` at each level: target within 15× bare start-up. Warm: the "
+            "index is fresh and the answer was kept beside it by the run before. Cold: the "
+            "kept answers are deleted before each run, so the counts and digests are computed "
+            "from the index (what the first timeline after a capture pays).",
+        )
+        periods = _timeline_periods(env)
+        if not periods:
+            return
+        kept = lambda: list(Path(env["LORE_CACHE_DIR"]).glob("*/index/timeline.json"))  # noqa: E731
+        for level, period in periods:
+            argv = [str(LORE), "timeline", *([period] if period else [])]
+            shown = " ".join(argv[1:])
+            sec.rows.append(
+                self.measure(
+                    Row(f"lore {shown}", f"{level}, warm", target=15.0),
+                    lambda i, argv=argv: (argv, env),
+                    self.repeats,
+                )
+            )
+
+            def cold(i: int, argv: list[str] = argv) -> tuple[list[str], dict[str, str]]:
+                for path in kept():
+                    path.unlink()
+                return argv, env
+
+            sec.rows.append(
+                self.measure(Row(f"lore {shown}", f"{level}, cold", target=15.0), cold, 5)
+            )
+        self.sections.append(sec)
 
     def modules(self, big: Path) -> None:
         """Which heavy modules each command imports, and its top imports by cost."""
@@ -451,6 +487,30 @@ class Bench:
         )
         if out.is_file():
             self.profiles.append((title, _profile_table(out)))
+
+
+def _timeline_periods(env: dict[str, str]) -> list[tuple[str, str]]:
+    """One period of each level that has records: the last year, its busiest month, that
+    month's busiest week and that week's busiest day (chosen from the timeline itself)."""
+    import json
+
+    def ask(*args: str) -> dict:
+        out = subprocess.run(
+            [str(LORE), "timeline", *args, "--json"], capture_output=True, env=env, check=True
+        )
+        return json.loads(out.stdout)  # type: ignore[no-any-return]
+
+    found = [("all years", "")]
+    doc = ask()
+    for level in ("year", "month", "week", "day"):
+        parts = [p for p in doc.get("periods", []) if p["total"]]
+        if not parts:
+            break
+        pick = parts[-1] if level == "year" else max(parts, key=lambda p: p["total"])
+        found.append((level, pick["period"]))
+        if level != "day":
+            doc = ask(pick["period"])
+    return found
 
 
 def _join(*parts: str) -> str:
