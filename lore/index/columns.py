@@ -96,7 +96,8 @@ class Columns:
         self.replaced: dict[int, str] = {}
         self.facts: dict[int, tuple[Any, ...]] = {}  # what resume sorts and filters by
         self.tags: dict[str, Any] = {}
-        self.entities: dict[str, Any] = {}  # entity (as written) -> records, like tags
+        self._entities: dict[str, Any] | None = {}  # entity -> records, like tags
+        self._entities_raw: Any = None  # marshalled, read on first use (only the timeline)
         self._vocab: dict[str, tuple[int, int]] | None = {}  # term -> (offset, bytes) in blob
         self._vocab_raw: Any = None  # the marshalled vocabulary, read on first use
         self.blob: Any = b""
@@ -196,6 +197,17 @@ class Columns:
     @vocab.setter
     def vocab(self, value: dict[str, tuple[int, int]]) -> None:
         self._vocab = value
+
+    @property
+    def entities(self) -> dict[str, Any]:
+        """Entity (as written) -> its records, like ``tags`` (unmarshalled on first use)."""
+        if self._entities is None:
+            self._entities = marshal.loads(self._entities_raw)
+        return self._entities
+
+    @entities.setter
+    def entities(self, value: dict[str, Any]) -> None:
+        self._entities = value
 
     def vocabulary(self) -> list[str]:
         """Every term, sorted."""

@@ -18,6 +18,16 @@ INDEX_SCHEMA = 10
 MAGIC = b"LOREIDX\x00"
 
 
+def _packed(value: Any) -> bytes:
+    return (
+        value
+        if isinstance(value, bytes)
+        else bytes(value)
+        if isinstance(value, memoryview)
+        else value.tobytes()
+    )
+
+
 def index_path(root: DataRoot) -> Path:
     return root.index_file
 
@@ -58,6 +68,7 @@ class Index(Refreshable):
         at = 0
         for name, data in (
             ("vocab", marshal.dumps(vocab)),
+            ("entities", marshal.dumps({k: _packed(v) for k, v in self.entities.items()})),
             ("titles", "\n".join(self.titles).encode("utf-8")),
             *self._packed_ids().items(),
             ("kinds", bytes(self.kinds)),
@@ -86,9 +97,6 @@ class Index(Refreshable):
             "replaced": self.replaced,
             "facts": self.facts,
             "tags": {k: v if isinstance(v, bytes) else v.tobytes() for k, v in self.tags.items()},
-            "entities": {
-                k: v if isinstance(v, bytes) else v.tobytes() for k, v in self.entities.items()
-            },
             "blob": offset,
             "dead": self.dead,
         }
@@ -144,12 +152,12 @@ class Index(Refreshable):
                 "replaced",
                 "facts",
                 "tags",
-                "entities",
             ):
                 setattr(index, name, meta[name])
             index.dead = meta["dead"]
             index.blob = view[base + meta["columns"] :]
             index._vocab, index._vocab_raw = None, column("vocab")
+            index._entities, index._entities_raw = None, column("entities")
             index._titles, index._titles_raw = None, column("titles")
             index._frozen = True
             n = len(index.kinds)
