@@ -14,6 +14,7 @@ import os
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from datetime import datetime, timezone
+from itertools import compress
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from lore.recall import searchable_kinds
 from lore.store import Store
 from lore.timeexpr import Period
 
+_NOT = bytes([1] + [0] * 255)  # translate table: 0 -> 1, anything else -> 0
 LISTS = {None: "years", "year": "months", "month": "weeks", "week": "days", "day": "records"}
 TOP_NAMES = 3  # entities and tags a digest names
 TOP_RECORDS = 2  # records a digest names per highlight (decisions, failures, ...)
@@ -85,7 +87,7 @@ def _build(
         out["records"] = [_line(store, idx, d) for d in sorted(docs, key=lambda d: (ts[d], d))]
         return out
     bounds = [p.start.timestamp() for p in parts]
-    where = [bisect_right(bounds, ts[d]) - 1 for d in docs]
+    where = [bisect_right(bounds, t) - 1 for t in map(ts.__getitem__, docs)]
     *summaries, whole = _summaries(store, idx, docs, where, len(parts))
     out.update(whole)
     out["periods"] = [
@@ -154,7 +156,8 @@ def _select(idx: Index, span: Period | None, project: str | None, wanted: set[in
     ts, kinds, hidden, dead = idx.ts, idx.kinds, idx.hidden, idx.dead
     low = span.start.timestamp() if span else 1e-9  # an undated record has time 0
     high = span.end.timestamp() if span else float("inf")
-    found = [d for d in range(len(kinds)) if low <= ts[d] < high and not hidden[d]]
+    shown = bytes(hidden).translate(_NOT)  # 1 for a shown record: C speed, then the times
+    found = [d for d in compress(range(len(kinds)), shown) if low <= ts[d] < high]
     if dead:
         found = [d for d in found if d not in dead]
     if wanted:
