@@ -37,7 +37,9 @@ Options:
   --test        also install the test tools (the [test] extra: pytest, hypothesis)
   --dev         also install the development tools (the [dev] extra: test tools, ruff, mypy)
   -q, --quiet   print only warnings and errors
-  --force       replace a `lore` in the bin directory that install.sh did not create
+  --force       replace a `lore` in the bin directory that install.sh did not create, or
+                one that links to another checkout's venv (without it that link is
+                left alone and install.sh prints the PATH line that selects this one)
   --uninstall   remove the `lore` link (if it points into this checkout's venv) and the
                 venv; data is never removed
   -h, --help    show this help and exit
@@ -196,7 +198,13 @@ check_link() {
         if [ "$(link_target "$LINK")" = "$TARGET" ]; then
             LINK_STATE=ours
         elif is_lore_venv_link "$LINK"; then
-            LINK_STATE=other-lore
+            # Another checkout's lore: repoint it only with --force, or when that
+            # checkout's venv is gone (a dangling link serves nobody).
+            if [ -x "$(link_target "$LINK")" ] && [ "$FORCE" != 1 ]; then
+                LINK_STATE=other-checkout
+            else
+                LINK_STATE=other-lore
+            fi
         else
             LINK_STATE=foreign
         fi
@@ -224,6 +232,16 @@ make_link() {
     case $LINK_STATE in
         ours)
             info "$LINK already points to $TARGET"
+            return
+            ;;
+        other-checkout)
+            # Never take over another checkout's working command behind its back: this
+            # install is complete, and the user decides which lore comes first on PATH.
+            warn "$LINK belongs to another checkout ($(link_target "$LINK")): left as it is (--force repoints it)."
+            warn "To use this checkout's lore, add this line to your shell profile, then open a new shell:"
+            # shellcheck disable=SC2016 # the literal $PATH is the point
+            printf '    export PATH="%s:$PATH"\n' "$VENV/bin" >&2
+            LINK=$TARGET
             return
             ;;
         # A warning, not info: it may be another checkout's install that --quiet would hide.
@@ -357,6 +375,7 @@ init_data() {
 }
 
 path_hint() {
+    if [ "$LINK_STATE" = other-checkout ]; then return; fi
     if ! on_path "$BIN_DIR"; then
         local shown=$BIN_DIR profile
         case $BIN_DIR in "$HOME"/*) shown="\$HOME/${BIN_DIR#"$HOME"/}" ;; esac

@@ -3,6 +3,8 @@
 
     python bench/run.py            # full run (100k-record store, 15+ repeats)
     python bench/run.py --quick    # smoke run (10k records, 5 repeats)
+    python bench/run.py --only capture   # sections 1 and 3 only, spliced into the report
+    python bench/run.py --only reads     # sections 5 and 5b (recall, resume, timeline)
 
 Every command runs as a subprocess of the installed entry point (.venv/bin/lore) with
 LORE_DATA_DIR and LORE_CACHE_DIR in a temp dir, NO_COLOR=1 and stdin=/dev/null, beside
@@ -12,6 +14,7 @@ LORE_DATA_DIR and LORE_CACHE_DIR in a temp dir, NO_COLOR=1 and stdin=/dev/null, 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import pstats
@@ -183,6 +186,12 @@ class Bench:
         words = [RUN_WORDS[(i * 7 + k * 13 + len(lead)) % len(RUN_WORDS)] for k in range(4)]
         return f"{lead} {words[0]} {words[1]} for the {words[2]} {words[3]} path {i + 100}"
 
+    def two_paths(self, i: int) -> str:
+        """A decision naming two files shaped like the generated store's, so the
+        contradiction check (two shared entities) searches for candidates."""
+        first, second = f"src/cache/models_{i % 39 + 1}.py", f"lib/auth/queue_{i * 7 % 39 + 1}.py"
+        return f"{self.text(i, 'Adopt')} in {first} and {second}"
+
     def generate(self, root: Path, n: int, jsonl: Path | None = None) -> float:
         argv = [PY, str(GEN), str(root), "--n", str(n)]
         if jsonl is not None:
@@ -266,7 +275,9 @@ class Bench:
             "Rule-of-Three hint. On the big store both take their answers from the search "
             "index (built by the recall rows before them), refreshed in memory, instead of "
             "reading 20,000 decisions or 25,000 failures; loading and refreshing that index "
-            "is most of their time there (see the profiles at the end).",
+            "is most of their time there (see the profiles at the end). `<2 paths>`: the "
+            "decision names two files, so capture also looks for active decisions naming both "
+            "(the contradiction check; candidates from the same index).",
         )
         big_env = self.env(big)
 
@@ -293,6 +304,11 @@ class Bench:
                 'lore remember "<text>"',
                 f"{self.n:,} records",
                 lambda i: ([str(LORE), "remember", self.text(i, "Adopt")], big_env),
+            ),
+            (
+                'lore remember "<text> <2 paths>"',
+                f"{self.n:,} records",
+                lambda i: ([str(LORE), "remember", self.two_paths(i)], big_env),
             ),
             (
                 'lore fail T "<message>"',
@@ -406,6 +422,65 @@ class Bench:
             )
         self.sections.append(sec)
 
+    def graph(self, big: Path) -> None:
+        """The knowledge graph on the big store: rebuild, a read after one capture, --deep."""
+        sec = Section(
+            "7. The knowledge graph",
+            "On the big store: `lore graph rebuild` (from nothing; the search index is warm) "
+            "under 30 s and 1 GB of resident memory; `lore graph neighbors ID` right after one "
+            "`lore remember` (untimed) whose decision names a file: an incremental refresh, "
+            "under 2 s; `lore recall --deep`, under 3 s.",
+        )
+        env = self.env(big)
+        subprocess.run(
+            [str(LORE), "index", "rebuild"], env=env, cwd=self.cwd, check=True, capture_output=True
+        )
+        runs = min(self.repeats, 5)
+        row = self.measure(
+            Row("lore graph rebuild", f"{self.n:,} records", target=30.0, absolute=True),
+            lambda i: ([str(LORE), "graph", "rebuild"], env),
+            runs,
+        )
+        peak = peak_rss([str(LORE), "graph", "rebuild"], env, self.cwd)
+        row.note = _join(row.note, f"peak RSS {peak / 1024:,.0f} MB (target < 1,024 MB)")
+        if peak >= 1024 * 1024:
+            row.error = f"peak RSS {peak / 1024:,.0f} MB is over 1 GB"
+        sec.rows.append(row)
+
+        def after_capture(i: int) -> tuple[list[str], dict[str, str]]:
+            text = self.text(i + 200, "Keep") + f" in src/{RUN_WORDS[i % len(RUN_WORDS)]}{i}.py"
+            done = subprocess.run(
+                [str(LORE), "remember", text, "--json"],
+                env=env,
+                cwd=self.cwd,
+                capture_output=True,
+                check=True,
+                stdin=subprocess.DEVNULL,
+            )
+            rid = json.loads(done.stdout)["id"]
+            return [str(LORE), "graph", "neighbors", rid], env
+
+        row = self.measure(
+            Row("lore graph neighbors ID", "after one capture", target=2.0, absolute=True),
+            after_capture,
+            self.repeats,
+        )
+        row.note = _join(row.note, "the capture before each run is not timed")
+        sec.rows.append(row)
+        sec.rows.append(
+            self.measure(
+                Row(
+                    f'lore recall --deep "{QUESTION}"',
+                    f"{self.n:,} records",
+                    target=3.0,
+                    absolute=True,
+                ),
+                lambda i: ([str(LORE), "recall", "--deep", QUESTION], env),
+                self.repeats,
+            )
+        )
+        self.sections.append(sec)
+
     def modules(self, big: Path) -> None:
         """Which heavy modules each command imports, and its top imports by cost."""
         probe = (
@@ -511,6 +586,55 @@ def _timeline_periods(env: dict[str, str]) -> list[tuple[str, str]]:
         if level != "day":
             doc = ask(pick["period"])
     return found
+
+
+def peak_rss(argv: list[str], env: dict[str, str], cwd: Path) -> int:
+    """The peak resident set size (KB) of one run of ``argv`` (wait4: that process alone)."""
+    proc = subprocess.Popen(
+        argv,
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _, _, usage = os.wait4(proc.pid, 0)
+    proc.returncode = 0
+    return int(usage.ru_maxrss)
+
+
+def splice(doc: Path, section: Section, bench: Bench) -> None:
+    """Replace (or add) one section of an existing report: ``--only`` runs."""
+    lines = _section_lines(section, bench)
+    old = doc.read_text(encoding="utf-8").split("\n") if doc.is_file() else ["# Benchmarks", ""]
+    head = f"## {section.title}"
+    if head in old:
+        start = old.index(head)
+        end = next((i for i in range(start + 1, len(old)) if old[i].startswith("## ")), len(old))
+    else:
+        start = end = next(
+            (i for i, line in enumerate(old) if line.startswith("## Profiles")), len(old)
+        )
+    doc.write_text("\n".join([*old[:start], *lines, *old[end:]]).rstrip() + "\n", "utf-8")
+
+
+def _section_lines(sec: Section, bench: Bench) -> list[str]:
+    out = [f"## {sec.title}", "", sec.intro, ""]
+    if sec.rows:
+        out += [
+            "| Command | Store | Runs | Median ms | Min–max ms | CPU ms | py ms | ×py "
+            "| ×py CPU | Target | Result |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
+        ]
+        for row in sec.rows:
+            out.append(_row(row, bench))
+        notes = [f"- {r.label} ({r.where}): {r.note}" for r in sec.rows if r.note]
+        errors = [f"- {r.label} ({r.where}): `{r.error}`" for r in sec.rows if r.error]
+        out += ["", *notes, *errors] if notes or errors else []
+        out.append("")
+    if sec.extra:
+        out += [sec.extra, ""]
+    return out
 
 
 def _join(*parts: str) -> str:
@@ -678,21 +802,7 @@ def render(bench: Bench, elapsed: float) -> str:
         "",
     ]
     for sec in sorted(bench.sections, key=lambda s: s.title):
-        out += [f"## {sec.title}", "", sec.intro, ""]
-        if sec.rows:
-            out += [
-                "| Command | Store | Runs | Median ms | Min–max ms | CPU ms | py ms | ×py "
-                "| ×py CPU | Target | Result |",
-                "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
-            ]
-            for row in sec.rows:
-                out.append(_row(row, bench))
-            notes = [f"- {r.label} ({r.where}): {r.note}" for r in sec.rows if r.note]
-            errors = [f"- {r.label} ({r.where}): `{r.error}`" for r in sec.rows if r.error]
-            out += ["", *notes, *errors] if notes or errors else []
-            out.append("")
-        if sec.extra:
-            out += [sec.extra, ""]
+        out += _section_lines(sec, bench)
     if bench.profiles:
         out += [
             "## Profiles of the failed targets",
@@ -735,6 +845,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DOC, help=f"report (default {DOC})")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir")
     parser.add_argument("--no-profile", action="store_true", help="skip profiling failures")
+    parser.add_argument(
+        "--only",
+        choices=["capture", "graph", "reads"],
+        help="run one part alone and splice it into the report: capture (the Python "
+        "start-up and capture rows; the big store's index is built with `lore index "
+        "rebuild`), graph (section 7, on a fresh big store) or reads (sections 5 and 5b: "
+        "recall, resume and the timeline on a fresh big store)",
+    )
     args = parser.parse_args(argv)
     if not LORE.is_file():
         print(f"bench: {LORE} not found; run ./install.sh --dev first", file=sys.stderr)
@@ -745,7 +863,28 @@ def main(argv: list[str] | None = None) -> int:
     try:
         bench.facts = machine_facts(bench)
         print(f"bench: {bench.n:,} records, temp dir {tmp}", file=sys.stderr)
+        if args.only == "graph":
+            big = tmp / "big"
+            bench.baseline()
+            seconds = bench.generate(big, bench.n)
+            print(f"  generated {bench.n:,}-record store in {seconds:.1f} s", file=sys.stderr)
+            bench.graph(big)
+            splice(args.out, bench.sections[-1], bench)
+            print(f"bench: spliced {bench.sections[-1].title!r} into {args.out}", file=sys.stderr)
+            return 0
+        if args.only == "reads":
+            big = tmp / "big"
+            bench.baseline()
+            seconds = bench.generate(big, bench.n)
+            print(f"  generated {bench.n:,}-record store in {seconds:.1f} s", file=sys.stderr)
+            bench.reads(big)
+            for section in bench.sections[-2:]:  # 5 (recall, resume) and 5b (timeline)
+                splice(args.out, section, bench)
+                print(f"bench: spliced {section.title!r} into {args.out}", file=sys.stderr)
+            return 0
         bench.baseline()
+        if args.only:
+            return only_captures(bench, args.out, started)
         bench.cli_basics()
         small, big, jsonl = tmp / "small", tmp / "big", tmp / "import.jsonl"
         bench.generate(small, 100)
@@ -755,6 +894,7 @@ def main(argv: list[str] | None = None) -> int:
         bench.reads(big)  # first, so the first recall really is the cold build
         bench.captures(small, big)
         bench.imports(jsonl)
+        bench.graph(big)
         bench.modules(big)
         if not args.no_profile:
             profile_failures(bench, jsonl)
@@ -768,6 +908,42 @@ def main(argv: list[str] | None = None) -> int:
         else:
             shutil.rmtree(tmp, ignore_errors=True)
     return 0
+
+
+def only_captures(bench: Bench, out: Path, started: float) -> int:
+    """``--only capture``: the capture rows on fresh stores, spliced into ``out``."""
+    small, big = bench.tmp / "small", bench.tmp / "big"
+    bench.generate(small, 100)
+    seconds = bench.generate(big, bench.n)
+    print(f"  generated {bench.n:,}-record store in {seconds:.1f} s", file=sys.stderr)
+    subprocess.run(
+        [str(LORE), "index", "rebuild"], env=bench.env(big), check=True, capture_output=True
+    )
+    bench.captures(small, big)
+    elapsed = time.perf_counter() - started
+    fresh = render(bench, elapsed)
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    old = out.read_text(encoding="utf-8") if out.is_file() else fresh
+    for sec in bench.sections:
+        body = _section(fresh, sec.title)
+        body = body.replace(
+            f"## {sec.title}\n\n",
+            f"## {sec.title}\n\n_Rerun alone (`--only capture`), {when}._\n\n",
+        )
+        current = _section(old, sec.title)
+        old = old.replace(current, body) if current else old.rstrip() + "\n\n" + body
+    out.write_text(old, encoding="utf-8")
+    print(f"bench: updated sections 1 and 3 of {out} in {elapsed / 60:.1f} min", file=sys.stderr)
+    return 0
+
+
+def _section(text: str, title: str) -> str:
+    """The ``## title`` section of a report, up to the next ``## `` heading ("" if absent)."""
+    start = text.find(f"## {title}\n")
+    if start < 0:
+        return ""
+    end = text.find("\n## ", start + 1)
+    return text[start : end + 1] if end >= 0 else text[start:]
 
 
 def profile_failures(bench: Bench, jsonl: Path) -> None:

@@ -91,33 +91,35 @@ def article(word: str) -> str:
 
 
 def retract(store: Store, record_id: str, *, reason: str | None = None) -> tuple[Record, str]:
-    """Withdraw a record (status ``retracted``); returns it and the retraction time.
+    """Withdraw a record; returns it and the retraction time (``retracted_at``).
 
-    Logs get a revision line (carrying ``reason``); documents are updated in place,
-    atomically, with ``retracted_at`` and ``retraction_reason``.
+    Every kind stored in a log can be retracted (an appended revision line), and the
+    documents whose ``status`` allows ``retracted`` (patterns, anti-patterns: edited
+    in place, atomically). The change sets ``retracted_at`` and, given a reason,
+    ``retraction_reason``; kinds with such a status also get ``status: retracted``.
     """
-    import dataclasses
-
     from lore import clock
     from lore.errors import InvalidInputError
+    from lore.model import retracts_by_status
 
     record = store.get(record_id)
     cls = type(record)
-    status = next((f for f in dataclasses.fields(cls) if f.name == "status"), None)
-    if status is None or "retracted" not in status.metadata.get("choices", ()):
+    by_status = retracts_by_status(cls)
+    if not by_status and not isinstance(cls.KIND.storage, Log):
         raise InvalidInputError(f"{article(record.kind)} cannot be retracted", id=record_id)
     when = clock.now()
-    in_log = isinstance(cls.KIND.storage, Log)
 
     def change(state: dict[str, Any]) -> dict[str, Any]:
-        if state.get("status") == "retracted":
+        if cls.from_dict(state).retracted:
             raise InvalidInputError(f"{record_id} is already retracted", id=record_id)
-        changes: dict[str, Any] = {"status": "retracted", "retracted_at": when}
-        if reason and not in_log:
+        changes: dict[str, Any] = {"status": "retracted"} if by_status else {}
+        changes["retracted_at"] = when
+        if reason:
             changes["retraction_reason"] = reason
         return changes
 
-    updated = store.update(record_id, change, reason=reason)
+    # The reason is in the change itself (retraction_reason), not repeated on the line.
+    updated = store.update(record_id, change)
     return updated, when
 
 

@@ -67,8 +67,12 @@ FLAGS = {
     "lesson_learned": "--lesson",
     "related_decisions": "--related",
 }
+# Record fields capture sets itself: no flag may set them.
+NOT_FLAGS = frozenset({"id", "timestamp", "v", "tags", "project", "extra"})
 EVIDENCE_LEVELS = ("preliminary", "confirmed", "contested", "superseded")
 DEDUPE_KINDS = ("decision", "pattern", "anti-pattern")
+# Kinds checked for near-duplicates by their own commands, not by capture (no index titles).
+OTHER_DEDUPE_KINDS = ("goal",)
 SIMILARITY_THRESHOLD = 92.0  # rapidfuzz token_sort_ratio, 0-100
 
 
@@ -180,20 +184,18 @@ def build(
     warnings: list[str] = []
     names = set(cls.field_names())
     values: dict[str, Any] = {}
-    ignored = []
+    foreign = []
     for key, value in fields.items():
         if value in (None, "", [], ()):
             continue
         if key == "supersedes" and kind == "decision":
             continue  # handled by capture(): it revises the older decision
-        if key not in names or key in ("id", "timestamp", "v", "tags", "project"):
-            ignored.append(key)
+        if key not in names or key in NOT_FLAGS:
+            foreign.append(key)
             continue
         values[key] = value
-    if ignored:
-        flags = ", ".join(sorted(FLAGS.get(k, "--" + k.replace("_", "-")) for k in ignored))
-        article = "an" if kind[0] in "aeiou" else "a"
-        warnings.append(f"ignored {flags}: not a field of {article} {kind}")
+    if foreign:
+        raise UsageError(_foreign_message(kind, foreign), kind=kind)
     text = text.strip()
     if kind == "decision":
         from lore.components.journal import extract_entities, parse_inline, unique
@@ -247,6 +249,28 @@ def build(
     return Captured(record, warnings)
 
 
+def takes(kind: str, field: str) -> bool:
+    """Whether a capture of ``kind`` takes the field flag ``field``."""
+    if field == "supersedes":
+        return kind == "decision"
+    return field not in NOT_FLAGS and field in kind_class(kind).field_names()
+
+
+def flag_name(field: str) -> str:
+    """The command-line flag that sets ``field`` (``lesson_learned``: ``--lesson``)."""
+    return FLAGS.get(field, "--" + field.replace("_", "-"))
+
+
+def _foreign_message(kind: str, foreign: Sequence[str]) -> str:
+    """``not a flag of a failure: --solution (pattern); nothing was written``."""
+    parts = []
+    for key in sorted(foreign, key=flag_name):
+        owners = [k for k in CAPTURE_KINDS if takes(k, key)]
+        parts.append(f"{flag_name(key)} ({', '.join(owners)})" if owners else flag_name(key))
+    article = "an" if kind[0] in "aeiou" else "a"
+    return f"not a flag of {article} {kind}: {', '.join(parts)}; nothing was written"
+
+
 def _number(value: Any, name: str, kind: str) -> float:
     try:
         number = float(value)
@@ -270,21 +294,29 @@ def check(record: Record, *, allow_secret: bool = False) -> None:
         name, message = problems[0]
         raise InvalidInputError(f"{record.kind} {name} {message}", field=name, kind=record.kind)
     if not allow_secret:
-        from lore.secrets import scan_fields
-
         data = record.to_dict()
         for key in ("id", "timestamp", "v", "git_commit"):
             data.pop(key, None)
-        findings = scan_fields(data)
-        if findings:
-            first = findings[0]
-            raise SecretError(
-                f"refusing to write: {first.field} looks like it holds a secret ({first.kind}); "
-                "remove it, or pass --allow-secret if this is not a real credential",
-                field=first.field,
-                secret=first.rule,
-                findings=[{"field": f.field, "rule": f.rule, "kind": f.kind} for f in findings],
-            )
+        gate(data)
+
+
+def gate(data: dict[str, Any]) -> None:
+    """The secrets gate: refuse ``data`` (field -> text) if a value looks like a credential.
+
+    Every path that writes new text calls this (through :func:`check` for new records).
+    """
+    from lore.secrets import scan_fields
+
+    findings = scan_fields(data)
+    if findings:
+        first = findings[0]
+        raise SecretError(
+            f"refusing to write: {first.field} looks like it holds a secret ({first.kind}); "
+            "remove it, or pass --allow-secret if this is not a real credential",
+            field=first.field,
+            secret=first.rule,
+            findings=[{"field": f.field, "rule": f.rule, "kind": f.kind} for f in findings],
+        )
 
 
 def check_references(store: Store, record: Record) -> None:
@@ -309,13 +341,13 @@ def find_duplicate(store: Store, record: Record, *, ignore: Iterable[str] = ()) 
 
     ``ignore``: ids that do not count (the decision a new one supersedes).
     """
-    if record.kind not in DEDUPE_KINDS:
+    if record.kind not in DEDUPE_KINDS and record.kind not in OTHER_DEDUPE_KINDS:
         return None
     target = normalize(record.title)
     if not target:
         return None
     skip = set(ignore)
-    index = warm_index(store, record.kind)
+    index = warm_index(store, record.kind) if record.kind in DEDUPE_KINDS else None
     if index is not None:  # a warm index holds every title: no log to read
         return _duplicate_in_index(store, index, record.kind, target, skip)
     title_field = record.KIND.title
@@ -365,11 +397,26 @@ def normalize(text: str) -> str:
 def warm_index(store: Store, kind: str) -> Any:
     """The search index with ``kind`` up to date (in memory), or None when this machine
     has none yet: then the caller reads the files, and ``lore.index`` is not imported."""
-    if not store.root.index_file.is_file():
+    index_file = store.root.index_file
+    if not index_file.is_file():
         return None
     from lore.index import current
 
-    return current(store, (kind,))
+    if kind != "decision":
+        return current(store, (kind,))
+    from lore.store import _stamp
+
+    # A decision's capture asks twice (duplicates, then contradictions) with nothing
+    # written in between: the second gets the same index instead of loading it again.
+    key = (_stamp(index_file), _stamp(store.location(kind)))
+    if _WARM and _WARM[0] is store and _WARM[1] == key:
+        return _WARM[2]
+    index = current(store, (kind,))
+    _WARM[:] = [store, key, index]
+    return index
+
+
+_WARM: list[Any] = []  # [store, (index file stamp, decision log stamp), index]
 
 
 def _duplicate_in_index(
@@ -419,6 +466,10 @@ def capture(
     if not text or not text.strip():
         raise UsageError("nothing to capture: the text is empty")
     name = route(kind, fields)
+    if name == "failure" and isinstance(fields.get("error_type"), str):
+        from lore.components.failures import canonical_type
+
+        fields["error_type"] = canonical_type(fields["error_type"].strip())
     captured = build(
         name,
         text,
@@ -432,25 +483,45 @@ def capture(
     record = captured.record
     check(record, allow_secret=allow_secret)
     check_references(store, record)
+    if name == "failure":
+        from lore.failure_rules import type_warnings
+
+        captured.warnings.extend(type_warnings(store, record))
     supersedes = fields.get("supersedes") if name == "decision" else None
     if supersedes:
         old = store.get(supersedes)
         if old.kind != "decision":
             raise InvalidInputError(f"--supersedes needs a decision id, got {old.kind} {old.id}")
+        record.supersedes = [supersedes]  # type: ignore[attr-defined]
+    # Only a decision naming two entities can contradict one (lore.usecases.contradictions).
+    contradicting = name == "decision" and len(record.entities) >= 2  # type: ignore[attr-defined]
 
     def guard() -> None:
-        if force:
-            return
-        # The decision being superseded is meant to read alike: it is not a duplicate.
-        duplicate = find_duplicate(store, record, ignore=[supersedes] if supersedes else [])
-        if duplicate is not None:
-            raise DuplicateError(
-                f"a near-duplicate {record.kind} already exists: {duplicate.id} "
-                f"({duplicate.title[:80]!r}); pass --force to record it anyway",
-                existing_id=duplicate.id,
+        if not force:
+            # The decision being superseded is meant to read alike: it is not a duplicate.
+            duplicate = find_duplicate(store, record, ignore=[supersedes] if supersedes else [])
+            if duplicate is not None:
+                raise DuplicateError(
+                    f"a near-duplicate {record.kind} already exists: {duplicate.id} "
+                    f"({duplicate.title[:80]!r}); pass --force to record it anyway",
+                    existing_id=duplicate.id,
+                )
+        if contradicting:
+            from lore.usecases.contradictions import find_contradictions
+
+            found = find_contradictions(store, record, ignore=[supersedes] if supersedes else [])
+            record.contradicts = [r.id for r, _ in found]  # type: ignore[attr-defined]
+            captured.warnings.extend(
+                f"contradicts {r.id} ({r.title[:60]!r}): both name {', '.join(shared)}; "
+                f"if it replaces it: lore journal supersede {r.id} --by {record.id}"
+                for r, shared in found
             )
 
     store.add([record], guard=guard)
+    if contradicting and record.contradicts:  # type: ignore[attr-defined]
+        from lore.usecases.contradictions import record_edges
+
+        record_edges(store, record)
     if supersedes:
         store.revise(supersedes, {"status": "superseded", "superseded_by": record.id})
     return captured

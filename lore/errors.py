@@ -17,6 +17,7 @@ EXIT_INVALID = 4
 EXIT_LOCK_TIMEOUT = 5
 EXIT_DUPLICATE = 6
 EXIT_SECRET = 7
+EXIT_CONFLICT = 8
 EXIT_INTERRUPTED = 130
 
 
@@ -77,3 +78,10 @@ class SecretError(LoreError):
 
     exit_code = EXIT_SECRET
     code = "secret"
+
+
+class ConflictError(LoreError):
+    """git cannot merge by itself (``lore sync``); ``files`` names what needs a person."""
+
+    exit_code = EXIT_CONFLICT
+    code = "conflict"

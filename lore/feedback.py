@@ -15,15 +15,14 @@ from datetime import timedelta
 from typing import Any
 
 from lore import clock
-from lore.components.failures import RULE_OF_THREE, Failure
+from lore.components.failures import RULE_OF_THREE, Failure, canonical_type, near_types
 from lore.components.graph import Edge
 from lore.components.journal import Decision
-from lore.components.patterns import AntiPattern, Pattern
+from lore.components.patterns import AntiPattern, Pattern, validated
 from lore.errors import InvalidInputError, UsageError
 from lore.store import Store
 
 RESOLVED_OUTCOMES = ("successful", "revised", "abandoned")
-CONFIDENCE_STEP = 0.1  # what one successful linked decision adds to a pattern's confidence
 PITFALL_PREFIX = "PITFALL: "
 MAX_FAILURE_IDS = 20  # newest failure ids kept on a pitfall
 
@@ -58,27 +57,33 @@ class Resolution:
 
 
 def linked_patterns(store: Store, decision: Decision) -> list[Pattern]:
-    """Patterns sharing a tag (other than the project's), an entity, or an asserted edge."""
-    tags = {t for t in decision.tags if t != decision.project}
-    entities = {e.casefold() for e in decision.entities}
-    edges = {(e.src, e.dst) for e in store.of(Edge) if decision.id in (e.src, e.dst)}
-    linked_ids = {a for pair in edges for a in pair} - {decision.id}
-    # An entity must appear as a whole name: "a.py" is in "src/a.py", not in "data.py".
-    mentions = [
-        re.compile(rf"(?<![\w.-]){re.escape(entity)}(?![\w-]|\.\w)")
-        for entity in entities
-        if entity
+    """The patterns a decision's success vouches for: those it cites (a pattern id in
+    any of its fields, or an asserted edge between the two) and those learned in its
+    session. A shared tag or topic is not enough: it would raise unrelated patterns."""
+    cited = set(_PATTERN_ID.findall(" ".join(_strings(decision.to_dict()))))
+    for edge in store.of(Edge):
+        if decision.id in (edge.src, edge.dst):
+            cited.update((edge.src, edge.dst))
+    session = decision.session_id if isinstance(decision.session_id, str) else None
+    return [
+        pattern
+        for pattern in store.of(Pattern)
+        if pattern.id in cited or (session is not None and pattern.session_id == session)
     ]
-    out = []
-    for pattern in store.of(Pattern):
-        text = pattern.search_text().casefold()
-        if (
-            pattern.id in linked_ids
-            or tags & set(pattern.tags)
-            or any(mention.search(text) for mention in mentions)
-        ):
-            out.append(pattern)
-    return out
+
+
+_PATTERN_ID = re.compile(r"\bpat-[0-9a-f]+\b")
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string in a record's fields, nested ones included."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 def resolve(
@@ -118,8 +123,7 @@ def resolve(
             def bump(state: dict[str, Any], seen: dict[str, float] = seen) -> dict[str, Any]:
                 # Read and raise under the pattern's lock: concurrent reviews never lose a step.
                 seen["from"] = float(state.get("confidence") or 0.0)
-                # 6 places: drops float noise (0.7 + 0.1) yet keeps the step exact (0.333).
-                seen["to"] = round(min(1.0, seen["from"] + CONFIDENCE_STEP), 6)
+                seen["to"] = validated(seen["from"])  # the same rule as `lore patterns validate`
                 return {
                     "confidence": seen["to"],
                     "validations": int(state.get("validations") or 0) + 1,
@@ -185,7 +189,23 @@ def promote_failures(
     for failure in failures:
         by_type.setdefault(failure.error_type, []).append(failure)
     if error_type is not None:
+        error_type = canonical_type(error_type.strip())
         count = len(by_type.get(error_type, []))
+        if count == 0:
+            near = near_types(error_type, by_type)[:5]
+            common = sorted(by_type, key=lambda t: (-len(by_type[t]), t))[:5]
+            shown = ", ".join(f"{t} ({len(by_type[t])})" for t in near or common)
+            hint = (
+                f"; close types: {shown}"
+                if near
+                else (f"; the most frequent types: {shown}" if by_type else "; no failures yet")
+            )
+            raise InvalidInputError(
+                f"no failure has error type {error_type}{hint}",
+                error_type=error_type,
+                count=0,
+                close=near,
+            )
         if count < threshold:
             raise InvalidInputError(
                 f"{error_type} has {count} failure{'s' if count != 1 else ''}, fewer than the "

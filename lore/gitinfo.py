@@ -90,11 +90,14 @@ def _common_dir(git_dir: Path) -> Path:
     return path if path.is_absolute() else (git_dir / path).resolve()
 
 
-def snapshot(start: Path | None = None, *, commits: int = 5) -> dict[str, object] | None:
+def snapshot(
+    start: Path | None = None, *, commits: int = 5, timeout: float = 5.0
+) -> dict[str, object] | None:
     """Branch, HEAD, uncommitted files and the last commits of the repository, if any.
 
     Runs ``git`` (only handoff and resume call this; it is not on the capture path).
-    Returns None outside a repository; fields git cannot answer are left empty.
+    Returns None outside a repository; fields git cannot answer (or not within
+    ``timeout`` seconds a call) are left empty.
     """
     import os
     import subprocess
@@ -114,7 +117,7 @@ def snapshot(start: Path | None = None, *, commits: int = 5) -> dict[str, object
                 encoding="utf-8",
                 errors="replace",
                 env=env,
-                timeout=5,
+                timeout=timeout,
                 check=False,
             )
         except (OSError, subprocess.SubprocessError):

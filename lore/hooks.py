@@ -29,6 +29,9 @@ EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit"}
 MAX_REQUESTS = 3
 MAX_FILES = 20
 MAX_FAILED = 5
+MAX_FILES_SAID = 8  # files named in the message (``auto.files`` has them all)
+MAX_SUMMARY_REQUEST = 80
+GIT_SECONDS = 0.25  # each git call of an automatic handoff: the hook has 0.9 s in all
 
 
 def hook_command(lore_bin: str, event: str) -> str:
@@ -176,15 +179,57 @@ class Digest:
     failed: list[str] = field(default_factory=list)
     last_request_at: str | None = None  # the transcript's time of the last user request
 
+    @property
+    def empty(self) -> bool:
+        return not (self.requests or self.files or self.failed)
+
     def message(self, event: str) -> str:
+        """One sentence per clause: the event, the last request, the files, the failures."""
         parts = [f"Automatic handoff ({event})."]
         if self.requests:
-            parts.append("Last request: " + self.requests[-1])
+            parts.append(f'Last request: "{self.requests[-1]}".')
         if self.files:
-            parts.append(f"Touched {len(self.files)} file(s): " + ", ".join(self.files[:8]))
+            shown = ", ".join(self.files[:MAX_FILES_SAID])
+            more = len(self.files) - MAX_FILES_SAID
+            parts.append(
+                f"Touched {_count(len(self.files), 'file')}: {shown}"
+                + (f" and {more} more." if more > 0 else ".")
+            )
         if self.failed:
-            parts.append(f"{len(self.failed)} command(s) failed, last: {self.failed[-1]}")
+            parts.append(
+                f"{_count(len(self.failed), 'command')} failed, last: `{self.failed[-1]}`."
+            )
         return " ".join(parts)
+
+    def summary(self, event: str) -> str:
+        """What tells this automatic handoff from the others: its last request and counts."""
+        counts = []
+        if self.files:
+            counts.append(f"{_count(len(self.files), 'file')} touched")
+        if self.failed:
+            counts.append(f"{_count(len(self.failed), 'command')} failed")
+        said = ", ".join(counts)
+        if not self.requests:
+            return f"{event}: {said}"
+        request = self.requests[-1]
+        if len(request) > MAX_SUMMARY_REQUEST:
+            request = request[: MAX_SUMMARY_REQUEST - 1].rstrip() + "…"
+        return f'{event}: "{request}"' + (f" ({said})" if said else "")
+
+    def relative_to(self, top: Path) -> None:
+        """Files inside the repository ``top`` as paths relative to it (others stay)."""
+        out = []
+        for name in self.files:
+            path = Path(name)
+            if path.is_relative_to(top):
+                name = path.relative_to(top).as_posix()
+            if name not in out:
+                out.append(name)
+        self.files = out
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _text_of(content: Any) -> str:
@@ -263,3 +308,51 @@ def agent_handed_off(previous: Any, digest: Digest) -> bool:
     except (ValueError, TypeError):
         return False
     return (previous.ended_at or "") >= asked
+
+
+def auto_handoff(
+    store: Any, event: str, payload: dict[str, Any], *, project: str | None
+) -> tuple[Any, str]:
+    """Write the automatic handoff a PreCompact or SessionEnd payload calls for.
+
+    Returns the closed session, or None and why nothing was written: no transcript, a
+    transcript that shows nothing, or the agent's own handoff came after the last
+    request. The handoff carries the last handoff's open items over (see
+    ``transfer.handoff``), so it never buries a manual one's next steps and blockers.
+    """
+    from lore.components.transfer import handoff, last_handoff
+    from lore.gitinfo import find_repo, snapshot
+
+    transcript = payload.get("transcript_path")
+    if not isinstance(transcript, str) or not transcript.strip():
+        return None, "the payload names no transcript_path"
+    path = Path(transcript)
+    if not path.is_file():
+        return None, f"no transcript at {transcript}"
+    digest = digest_transcript(path)
+    if digest.empty:
+        return None, f"the transcript {transcript} shows no request, edit or failed command"
+    if agent_handed_off(last_handoff(store, project), digest):
+        return None, "the agent handed off after the last request: its handoff stays the last"
+    repo = find_repo()
+    if repo is not None:
+        digest.relative_to(repo.top)
+    session = handoff(
+        store,
+        digest.message(event),
+        project=project,
+        threads=digest.requests,
+        git=snapshot(timeout=GIT_SECONDS),
+        source="hook",
+        summary=digest.summary(event),
+        carry=True,
+        extra={
+            "auto": {
+                "event": event,
+                "requests": digest.requests,
+                "files": digest.files,
+                "failed_commands": digest.failed,
+            }
+        },
+    )
+    return session, f"wrote {session.id}"

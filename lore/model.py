@@ -216,7 +216,17 @@ class Record:
 
     @property
     def hidden(self) -> bool:
-        return getattr(self, "status", None) in HIDDEN_STATUSES
+        if getattr(self, "status", None) in HIDDEN_STATUSES:
+            return True
+        return self.retracted
+
+    @property
+    def retracted(self) -> bool:
+        """Withdrawn by ``lore retract``: status ``retracted`` for kinds whose status
+        allows it, else (failure, observation, evidence) a non-empty ``retracted_at``."""
+        if retracts_by_status(type(self)):
+            return getattr(self, "status", None) == "retracted"
+        return bool(self.extra.get("retracted_at"))
 
     def search_text(self) -> str:
         parts: list[str] = []
@@ -230,6 +240,20 @@ class Record:
 
 
 R = TypeVar("R", bound=Record)
+
+_BY_STATUS: dict[type, bool] = {}
+
+
+def retracts_by_status(cls: type) -> bool:
+    """Whether ``cls`` has a ``status`` field that can be ``retracted``."""
+    cached = _BY_STATUS.get(cls)
+    if cached is None:
+        status = next((f for f in dataclasses.fields(cls) if f.name == "status"), None)
+        cached = _BY_STATUS[cls] = status is not None and "retracted" in (
+            status.metadata.get("choices") or ()
+        )
+    return cached
+
 
 _FIELD_CHECKS: dict[type, tuple[tuple[str, Any, str, bool, tuple[str, ...]], ...]] = {}
 

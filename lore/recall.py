@@ -12,7 +12,7 @@ from typing import Any
 from lore import clock, search, signals, timeexpr
 from lore.components.failures import Failure
 from lore.components.intent import Goal
-from lore.components.patterns import SEVERITY_RANK, AntiPattern, Pattern
+from lore.components.patterns import SEVERITY_RANK, Pattern
 from lore.errors import UsageError
 from lore.index import SEARCH_KINDS, Index, note_recalled, open_index, recall_counts
 from lore.model import Record, kind_class
@@ -31,6 +31,7 @@ class Hit:
     score: float
     parts: dict[str, float] = field(default_factory=dict)
     snippet: str = ""
+    title: str = ""  # the title as text output shows it (paths relative to the repository)
 
     def to_dict(self, *, explain: bool = False) -> dict[str, Any]:
         out = result_dict(self.record, self.score)
@@ -278,7 +279,12 @@ def _below_replacements(idx: Index, ranked: list[Ranked]) -> None:
 
 
 def hits(store: Store, idx: Index, ranked: list[Ranked], matched: set[str]) -> list[Hit]:
-    """Read the records behind ``ranked`` and pick each one's best snippet."""
+    """Read the records behind ``ranked`` and pick each one's best snippet (paths under
+    the repository around the working directory shown relative to it)."""
+    from lore.gitinfo import find_repo
+
+    repo = find_repo()
+    prefix = str(repo.top).rstrip("/") + "/" if repo is not None else None
     out = []
     for r in ranked:
         record = idx.fetch(store, r.doc)
@@ -298,7 +304,11 @@ def hits(store: Store, idx: Index, ranked: list[Ranked], matched: set[str]) -> l
                 values.append(value)
             elif isinstance(value, list):
                 values.extend(v for v in value if isinstance(v, str))
-        out.append(Hit(record, r.score, r.parts, search.best_snippet(values, matched)))
+        if prefix:
+            values = [v.replace(prefix, "") for v in values]
+            shown = shown.replace(prefix, "")
+        snippet = search.best_snippet(values, matched)
+        out.append(Hit(record, r.score, r.parts, snippet, shown))
     return out
 
 
@@ -349,33 +359,6 @@ def _belongs(record: Record, project: str | None, *, unowned: bool = False) -> b
     if not project or record.project == project or project in record.tags:
         return True
     return unowned and not record.project
-
-
-def patterns(
-    store: Store, query: str | None, *, project: str | None, limit: int = DEFAULT_LIMIT
-) -> dict[str, Any]:
-    """Patterns and anti-patterns for a situation (``query``), or the project's best ones."""
-    if query and query.strip():
-        found = recall(
-            store, query, kinds=("pattern", "anti-pattern"), here=project, limit=0, remember=False
-        )
-        pats = [h.to_dict() for h in found if h.record.kind == "pattern"]
-        antis = [h.to_dict() for h in found if h.record.kind == "anti-pattern"]
-    else:
-        ps = [p for p in store.of(Pattern) if _belongs(p, project, unowned=True)]
-        ps.sort(key=lambda p: (p.confidence, p.validations, p.timestamp), reverse=True)
-        ans = [a for a in store.of(AntiPattern) if _belongs(a, project, unowned=True)]
-        ans.sort(key=lambda a: a.timestamp, reverse=True)
-        ans.sort(key=lambda a: SEVERITY_RANK.get(a.severity, 9))
-        pats = [result_dict(p) for p in ps]
-        antis = [result_dict(a) for a in ans]
-    cut = slice(0, limit or None)
-    return {
-        "query": query or None,
-        "project": project,
-        "patterns": pats[cut],
-        "anti_patterns": antis[cut],
-    }
 
 
 def failures(
@@ -477,7 +460,8 @@ def contradictions(decisions: list[Record], topic: str) -> list[dict[str, Any]]:
     CONTRADICTION_SHARED_TERMS terms of their decision text besides the topic's own.
     They disagree when their outcomes differ and at least one was revised or abandoned
     (a successful and an abandoned choice about the same thing; a pending one and a
-    revised one). Pairs come in the order of the decisions given (best first).
+    revised one), or when capture recorded one as contradicting the other (its
+    ``contradicts`` field). Pairs come in the order of the decisions given (best first).
     """
     topic_terms = set(search.query_terms(topic))
     active = [d for d in decisions if getattr(d, "status", "active") == "active"]
@@ -485,10 +469,22 @@ def contradictions(decisions: list[Record], topic: str) -> list[dict[str, Any]]:
     for i, a in enumerate(active):
         for b in active[i + 1 :]:
             oa, ob = getattr(a, "outcome", ""), getattr(b, "outcome", "")
-            if oa == ob or not ({oa, ob} & SETTLED_AGAINST):
+            recorded = b.id in _ids(a, "contradicts") or a.id in _ids(b, "contradicts")
+            if not recorded and (oa == ob or not ({oa, ob} & SETTLED_AGAINST)):
                 continue
             shared = sorted({e.lower() for e in _entities(a)} & {e.lower() for e in _entities(b)})
             why = "entities"
+            if recorded:
+                found.append(
+                    {
+                        "a": a.id,
+                        "b": b.id,
+                        "outcomes": [oa, ob],
+                        "shared": shared,
+                        "reason": f"recorded at capture: both name {', '.join(shared)}",
+                    }
+                )
+                continue
             if not shared:
                 ta = set(search.query_terms(a.title)) - topic_terms
                 tb = set(search.query_terms(b.title)) - topic_terms
@@ -506,6 +502,11 @@ def contradictions(decisions: list[Record], topic: str) -> list[dict[str, Any]]:
                 }
             )
     return found
+
+
+def _ids(record: Record, field: str) -> list[str]:
+    value = getattr(record, field, None)
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def _entities(record: Record) -> list[str]:

@@ -19,7 +19,9 @@ from lore.components.transfer import Session, last_handoff
 from lore.store import Store
 
 RECENT_DECISIONS = 10
-MAX_UNCOMMITTED = 10  # uncommitted files listed when rebuilding context from git
+# Which decisions resume shows: the most important, by a weighted sum (see
+# ``rank_decisions``; its static part is ``lore.index.write.decision_weight``).
+W_RECENCY, W_RECALLED = 0.20, 0.10
 TOP_PATTERNS = 5
 MAX_GOALS = 10  # goals listed (by priority); goals_count has them all
 MAX_PENDING = 10  # decisions pending review listed (oldest first); pending_review_count all
@@ -125,8 +127,11 @@ def resume(
         bundle.session = {
             key: value for key, value in session.to_dict().items() if key in SESSION_KEYS
         }
-    recent = view.newest(view.docs("decision"), RECENT_DECISIONS)
-    bundle.recent_decisions = [_decision(view.read(d)) for d in recent]
+        auto = session.extra.get("auto")
+        carried = auto.get("carried_from") if isinstance(auto, dict) else None
+        bundle.session["carried_from"] = carried if isinstance(carried, str) else None
+    ranked = rank_decisions(view, view.docs("decision"), RECENT_DECISIONS)
+    bundle.recent_decisions = [_decision(view.read(d)) for d in ranked]
     if session is None:
         bundle.reconstructed = {
             "note": "no handoff yet: context rebuilt from recent records and git history",
@@ -166,6 +171,7 @@ def resume(
             "priority": g.priority,
             "criteria_met": g.criteria_met[0],
             "criteria_total": g.criteria_met[1],
+            "completion": g.completion,
         }
         for g in map(view.read, goals[:MAX_GOALS])
     ]
@@ -175,6 +181,46 @@ def resume(
     bundle.pending_review_count = len(pending)
     bundle.pending_review = [_decision(view.read(d)) for d in pending[:MAX_PENDING]]
     return bundle
+
+
+def rank_decisions(view: _View, docs: list[int], n: int) -> list[int]:
+    """The ``n`` most important of ``docs`` (decisions), most important first.
+
+    importance = decision_weight + W_RECENCY * recency + W_RECALLED * recalled, where
+    ``lore.index.write.decision_weight`` weighs type, outcome (with a lesson's bonus) and
+    spec_quality, and recency (a 30-day half-life) and recalled (how often recall
+    returned it) are recall's. Ties: the newer first. From the index's columns alone;
+    recall counts are looked up only for the decisions that could still make the cut.
+    """
+    from lore import search
+    from lore.index.history import recall_counts
+
+    if not docs:
+        return []
+    import math
+    from operator import itemgetter
+
+    idx = view.index
+    pick = itemgetter(*docs) if len(docs) > 1 else lambda column: (column[docs[0]],)
+    times: tuple[float, ...] = pick(idx.ts)
+    # recency = 0.5 ** (age / half-life) = c * exp(k * time): one multiplication a record.
+    # A record without a time (0) comes out at 0, as in recall.
+    k = math.log(2.0) / (search.HALF_LIFE_DAYS * 86400.0)
+    now = clock.now_datetime().timestamp()
+    c = W_RECENCY * math.exp(-k * now)
+    exp = math.exp
+    # A record from the future (a clock ahead, a typo) counts as made now.
+    aged = times if max(times) <= now else tuple(min(t, now) for t in times)
+    base = [w + c * exp(k * t) for w, t in zip(pick(idx.dw), aged)]
+    counts = recall_counts(view.store.root)
+    if counts:
+        cutoff = heapq.nlargest(n, base)[-1] - W_RECALLED if len(base) > n else -1.0
+        base = [
+            b + W_RECALLED * search.recalled(counts.get(idx.id_of(d), 0)) if b >= cutoff else b
+            for b, d in zip(base, docs)
+        ]
+    # Ties: the newer first, then the later record.
+    return [d for _, _, d in heapq.nlargest(n, zip(base, times, docs))]
 
 
 SESSION_KEYS = (
@@ -191,6 +237,7 @@ SESSION_KEYS = (
     "threads",
     "git",
     "parent",
+    "source",
 )
 
 
@@ -252,141 +299,7 @@ def recurring_failures(
     return _recurring(_View(store, project), threshold)
 
 
-# --- text form ---------------------------------------------------------------------
-#
-# Each line carries a priority; a budget drops the least useful lines first and says
-# what it cut. Priorities: 0 the handoff itself, 1 next steps and blockers, 2 the
-# newest decisions and recurring failures, 3 patterns, pitfalls and goals, 4 the rest.
+# The text form lives in lore.resume_text; these names stay importable from here.
+from lore.resume_text import estimate_tokens, render  # noqa: E402
 
-
-def estimate_tokens(text: str) -> int:
-    """Roughly 4 characters a token (the usual rule of thumb for English and code)."""
-    return (len(text) + 3) // 4
-
-
-def render(bundle: ResumeBundle, *, budget: int | None = None) -> tuple[str, list[str]]:
-    """The bundle as plain text, most useful first, cut to ``budget`` tokens if given."""
-    lines: list[tuple[int, str, str]] = []  # (priority, section, text)
-
-    def add(priority: int, section: str, text: str) -> None:
-        lines.append((priority, section, text))
-
-    title = f"lore resume — {bundle.project}" if bundle.project else "lore resume"
-    add(0, "header", title)
-    session = bundle.session
-    if session:
-        when = (session.get("ended_at") or "")[:16].replace("T", " ")
-        add(0, "handoff", f"## Last handoff ({session['id']}, {when} UTC)")
-        add(0, "handoff", session.get("message") or "(no message)")
-        for label, key, priority in (
-            ("Next", "next_steps", 1),
-            ("Blocker", "blockers", 1),
-            ("Question", "questions", 1),
-            ("Open thread", "threads", 1),
-        ):
-            for item in session.get(key) or []:
-                add(priority, key, f"- {label}: {item}")
-        git = session.get("git") or {}
-        if git:
-            head = (git.get("head") or "")[:10]
-            dirty = len(git.get("uncommitted") or [])
-            add(
-                3,
-                "git",
-                f"- Git at handoff: {git.get('branch') or 'detached'} {head}"
-                f"{f', {dirty} uncommitted files' if dirty else ''}",
-            )
-    elif bundle.reconstructed:
-        add(0, "handoff", "## No handoff yet")
-        add(0, "handoff", "Context rebuilt from recent records and git history.")
-        git = bundle.reconstructed.get("git") or {}
-        for commit in git.get("last_commits") or []:
-            add(2, "git", f"- commit {commit['sha']} {commit['subject']}")
-        uncommitted = git.get("uncommitted") or []
-        for item in uncommitted[:MAX_UNCOMMITTED]:
-            add(4, "git", f"- uncommitted: {item}")
-        if len(uncommitted) > MAX_UNCOMMITTED:
-            add(4, "git", f"- … and {len(uncommitted) - MAX_UNCOMMITTED} more uncommitted files")
-        for obs in bundle.reconstructed.get("recent_observations") or []:
-            add(3, "observations", f"- noticed: {obs['content']} ({obs['id']})")
-    if bundle.recent_decisions:
-        add(2, "decisions", "## Recent decisions")
-        for i, d in enumerate(bundle.recent_decisions):
-            why = f" — because {d['rationale']}" if d.get("rationale") else ""
-            add(
-                2 if i < 3 else 4,
-                "decisions",
-                f"- {d['decision']}{why} ({d['id']}, {d['outcome']})",
-            )
-    if bundle.patterns:
-        add(3, "patterns", "## Patterns")
-        for p in bundle.patterns:
-            sol = f": {p['solution']}" if p.get("solution") else ""
-            add(3, "patterns", f"- {p['name']}{sol} ({p['id']}, confidence {p['confidence']:g})")
-    if bundle.pitfalls:
-        add(3, "pitfalls", "## Pitfalls")
-        for a in bundle.pitfalls:
-            fix = f" — fix: {a['fix']}" if a.get("fix") else ""
-            add(3, "pitfalls", f"- {a['name']}{fix} ({a['id']}, {a['severity']})")
-    if bundle.recurring_failures:
-        add(2, "failures", "## Recurring failures (Rule of Three)")
-        for f in bundle.recurring_failures:
-            pit = f", see {f['pitfall']}" if f.get("pitfall") else ""
-            add(
-                2, "failures", f'- {f["error_type"]} x{f["count"]}: last "{f["last_message"]}"{pit}'
-            )
-    if bundle.goals:
-        add(3, "goals", "## Open goals")
-        for g in bundle.goals:
-            add(
-                3,
-                "goals",
-                f"- {g['title']} [{g['criteria_met']}/{g['criteria_total']} criteria] ({g['id']})",
-            )
-        more = bundle.goals_count - len(bundle.goals)
-        if more > 0:
-            add(4, "goals", f"- … and {more} more active goals (lore list goal)")
-    if bundle.pending_review:
-        count = max(bundle.pending_review_count, len(bundle.pending_review))
-        add(4, "review", f"## Decisions pending review ({count})")
-        for d in bundle.pending_review[:5]:
-            add(4, "review", f"- {d['decision']} ({d['id']}, since {d['timestamp'][:10]})")
-    if bundle.fork:
-        add(
-            0, "fork", f"Started session {bundle.fork['id']} (forked from {bundle.fork['parent']})."
-        )
-    return _fit(lines, budget)
-
-
-def _fit(lines: list[tuple[int, str, str]], budget: int | None) -> tuple[str, list[str]]:
-    """Drop the least useful lines (highest priority number, latest first) until the text
-    fits ``budget`` tokens; a heading goes with the last line of its section. Priority-0
-    lines (the handoff itself) are never dropped nor truncated: the next session must
-    see the whole message, so a budget smaller than the handoff is exceeded (and says so)."""
-    kept = list(range(len(lines)))
-    cut: Counter[str] = Counter()
-
-    def is_heading(i: int) -> bool:
-        return lines[i][2].startswith("## ")
-
-    def size() -> int:
-        return estimate_tokens("\n".join(lines[i][2] for i in kept))
-
-    if budget is not None and budget > 0:
-        while size() > budget:
-            victims = [i for i in kept if lines[i][0] > 0 and not is_heading(i)]
-            if not victims:
-                break
-            victim = max(victims, key=lambda i: (lines[i][0], i))
-            kept.remove(victim)
-            cut[lines[victim][1]] += 1
-            live = {lines[i][1] for i in kept if not is_heading(i)}
-            kept = [i for i in kept if not is_heading(i) or lines[i][1] in live]
-    text = "\n".join(lines[i][2] for i in kept)
-    notes = [f"{n} {section} line{'s' if n != 1 else ''}" for section, n in cut.items()]
-    parts = [f"cut {', '.join(notes)}"] if notes else []
-    if budget is not None and budget > 0 and estimate_tokens(text) > budget:
-        parts.append("the handoff itself is longer and was kept whole")
-    if parts:
-        text += f"\n[budget {budget} tokens: {'; '.join(parts)}]"
-    return text, notes
+__all__ = ["ResumeBundle", "estimate_tokens", "recurring_failures", "render", "resume"]

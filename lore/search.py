@@ -11,6 +11,10 @@ plus its title field. For a record d among the N indexed records (hidden ones in
 
     tf(t, d)    = TITLE_WEIGHT * (occurrences of t in the title field)
                   + (occurrences of t in the other searched fields)
+                  - (occurrences of t in d's muted tags; ``lore.index.tagwords``): a tag
+                    that names a project, and a tag every record of a project carries
+                    (projects of BLANKET_MIN_RECORDS or more), are not matched text:
+                    they filter (--project, --tag) and boost (project), never match
     len(d)      = TITLE_WEIGHT * (terms in the title) + (terms in the other fields)
     avglen      = mean of len(d) over the N records
     idf(t)      = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))        df: records containing t
@@ -371,6 +375,8 @@ def blend(relevance: float, age_days: float, weight: float, in_project: bool, ti
 
 SNIPPET_CHARS = 160
 MARK_OPEN, MARK_CLOSE = "»", "«"
+# A file path: words joined by at least one "/" (a leading "/", "~/" or "./" included).
+_PATH = re.compile(r"(?:~|\.{1,2})?/?(?:[\w.+-]+/)+[\w.+-]+")
 
 
 def marked(text: str, matched: Iterable[str]) -> tuple[int, str]:
@@ -378,12 +384,22 @@ def marked(text: str, matched: Iterable[str]) -> tuple[int, str]:
     match; returns (number of distinct matched terms, snippet)."""
     wanted = set(matched)
     flat = " ".join(text.split())
-    spans = []
+    spans: list[tuple[int, int]] = []
     hits: set[str] = set()
+    # In a file path, a match marks its whole component (``src/»test_orders.py«``), once.
+    components = {}
+    for path in _PATH.finditer(flat):
+        at = path.start()
+        for part in path.group().split("/"):
+            for i in range(at, at + len(part)):
+                components[i] = (at, at + len(part))
+            at += len(part) + 1
     for match in _WORD.finditer(flat):
         term = stem(match.group().lower())
         if term in wanted:
-            spans.append((match.start(), match.end()))
+            span = components.get(match.start(), (match.start(), match.end()))
+            if not spans or spans[-1] != span:
+                spans.append(span)
             hits.add(term)
     start, end = 0, len(flat)
     if len(flat) > SNIPPET_CHARS:

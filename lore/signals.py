@@ -5,6 +5,8 @@ just before and after it) and the time window a query names. Formula: ``lore.sea
 
 from __future__ import annotations
 
+from array import array
+
 from lore import search
 from lore.index import Index
 from lore.timeexpr import Window
@@ -21,7 +23,8 @@ WINDOW_BOOST = 2.0  # a record inside the query's time window counts 1 + this ti
 def neighbour(idx: Index, doc: int, step: int) -> int:
     """The record ``step`` places from ``doc`` in capture order if it shares ``doc``'s
     context (same kind and project; the same session, or without one the same tags;
-    captured within CONTEXT_GAP_SECONDS), else -1."""
+    captured within CONTEXT_GAP_SECONDS), else -1. ``context`` also leaves out contexts
+    made only of a project's blanket tags (``Index.blanket_contexts``)."""
     other = doc + step
     if other < 0 or other >= len(idx.kinds) or other in idx.dead:
         return -1
@@ -39,8 +42,10 @@ def context(idx: Index, text: dict[int, float]) -> dict[int, float]:
     the record before it (ASK_NEXT when that record asks), CONTEXT_PREV of the one after
     it; the larger when both do."""
     out: dict[int, float] = {}
-    asks = idx.asks
+    asks, ctx, blanket = idx.asks, idx.ctx, idx.blanket_contexts()
     for d, s in text.items():
+        if not ctx[d] or ctx[d] in blanket:
+            continue
         after = ASK_NEXT if asks[d] else CONTEXT_NEXT
         for step, share in ((1, after), (-1, CONTEXT_PREV)):
             at = neighbour(idx, d, step)
@@ -54,7 +59,8 @@ def match(
 ) -> tuple[dict[int, float], dict[int, float], set[str], dict[int, int]]:
     """BM25 of every record for ``terms``: the part from the terms themselves, the part
     from their close variants, the index terms that matched and how many of ``terms``
-    each record holds (itself or a variant)."""
+    each record holds (itself or a variant). Occurrences that come from a project's own
+    name or a project's blanket tag (``lore.index.tagwords``) do not count."""
     n = idx.size
     k1, b = search.K1, search.B
     base, scale = k1 * (1.0 - b), k1 * b * n / max(idx.total_length(), 1)
@@ -64,18 +70,30 @@ def match(
     fuzzy: dict[int, float] = {}
     matched: set[str] = set()
     held: dict[int, int] = {}
-    # Every record is scored here, filters or not; filters apply to the (fewer) matches.
+    every: list[tuple[str, list[tuple[str, float]]]] = []
     for term in terms:
+        close = search.close_terms(term, vocabulary)
+        every.append(
+            (term, [(term, 1.0)] + [(v, search.FUZZY_WEIGHT * sim) for v, sim in close.items()])
+        )
+    # Words of a project's name (or of a tag all its records carry) are not matched text.
+    from lore.index.tagwords import muted as muted_words
+
+    mute = muted_words(idx, {v for _, variants in every for v, _ in variants})
+    # Every record is scored here, filters or not; filters apply to the (fewer) matches.
+    for term, variants in every:
         own: dict[int, float] = {}
         near: dict[int, float] = {}
-        variants = [(term, 1.0)]
-        close = search.close_terms(term, vocabulary)
-        variants += [(v, search.FUZZY_WEIGHT * sim) for v, sim in close.items()]
         for variant, factor in variants:
             column = idx.postings_of(variant)
             if not column:
                 continue
             docs, tfs = column[0::2], column[1::2]
+            less = mute.get(variant)
+            if less:
+                kept = [(d, tf - less.get(d, 0)) for d, tf in zip(docs, tfs)]
+                docs = array("I", [d for d, tf in kept if tf > 0])
+                tfs = array("I", [tf for _, tf in kept if tf > 0])
             df = len(docs) - (len(dead.intersection(docs)) if dead else 0)
             if not df:
                 continue

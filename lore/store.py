@@ -362,7 +362,7 @@ class Store:
     def _update_document(self, file: Path, changes: dict[str, Any], tree: Any) -> None:
         """Set ``changes`` in a document's parsed ``tree`` (comments kept) and write it."""
         for key, value in changes.items():
-            tree[key] = value
+            merge_value(tree, key, value)
         if file.suffix == ".json":
             atomic_write(file, dump_document(file, tree))
             return
@@ -398,9 +398,14 @@ class Store:
         if new and name in entries:
             raise InvalidInputError(f"{path}: {name!r} already exists", id=name)
         if new:
-            data = record.to_dict()
-            data.pop("id", None)
-            data.pop("name", None)
+            # A hand-edited file: write what the entry says, not every default.
+            data = {
+                k: v
+                for k, v in record.to_dict().items()
+                if k not in ("id", "name")
+                and v not in (None, "", [], {})
+                and (k, v) not in (("source", "manual"), ("v", 1))
+            }
             entries[name] = data
         else:
             changes = changes or {}
@@ -413,11 +418,58 @@ class Store:
             if not isinstance(entries.get(name), dict):  # a bare "name:" line
                 entries[name] = {}
             for field, value in changes.items():
-                entries[name][field] = value
+                merge_value(entries[name], field, value)
         atomic_write(path, yamlio.dumps(doc))
+
+    def remove_entry(self, kind: str | type[Record], key: str) -> Record:
+        """Delete the entry ``key`` of a map document (a registry project), under its lock;
+        the rest of the file (comments, order, unknown keys) stays as it was."""
+        cls = kind_class(kind) if isinstance(kind, str) else kind
+        storage = cls.KIND.storage
+        if not isinstance(storage, Map):
+            raise InvalidInputError(
+                f"{cls.KIND.name} records cannot be removed", kind=cls.KIND.name
+            )
+        path = self.location(cls)
+        from lore.storage import yamlio
+
+        with locked(path):
+            self._cache.pop(cls.KIND.name, None)
+            record = self._load(cls).get(key)
+            if record is None:
+                raise NotFoundError(f"no {cls.KIND.name} named {key!r}", id=key)
+            doc = yamlio.load(path)
+            del doc[storage.key][key]
+            atomic_write(path, yamlio.dumps(doc))
+        self._cache.pop(cls.KIND.name, None)
+        return record
 
 
 # --- helpers shared with validate/import -----------------------------------------------
+
+
+def merge_value(tree: Any, key: Any, value: Any) -> None:
+    """Set ``tree[key] = value``, changing a parsed document in place where it can: a
+    mapping or a list that only changed or grew keeps the comments inside it, and a
+    value that did not change keeps its hand-written style."""
+    try:
+        old = tree[key]
+    except (KeyError, IndexError, TypeError):
+        tree[key] = value
+        return
+    if isinstance(old, dict) and isinstance(value, dict):
+        for gone in [k for k in old if k not in value]:
+            del old[gone]
+        for k, v in value.items():
+            merge_value(old, k, v)
+    elif isinstance(old, list) and isinstance(value, list) and len(old) <= len(value):
+        for i, v in enumerate(value):
+            if i < len(old):
+                merge_value(old, i, v)
+            else:
+                old.append(v)
+    elif old != value or isinstance(old, bool) != isinstance(value, bool):  # (True == 1)
+        tree[key] = value
 
 
 def fold(

@@ -9,7 +9,8 @@ line rather than blocking. Each problem becomes an :class:`Issue` with one of ``
 - ``not-utf8`` (error): bytes that are not UTF-8 text (or NUL bytes: a binary file)
 - ``unreadable`` (error): the file exists but cannot be read (permissions)
 - ``schema`` (error): a field breaks the kind's rules (``Record.problems()``), or a malformed
-  revision line (one without a valid timestamp is only a warning)
+  revision line (one without a valid timestamp is only a warning); a retracted record's
+  fields and references are not checked, only its id
 - ``bad-id`` (error): an id that is missing, not a string, or lacks the kind's prefix
 - ``duplicate-id`` (error): two different records with one id (in one log, or across files)
 - ``id-mismatch`` (error): a document whose file name (or a project whose key) is not its id
@@ -18,6 +19,8 @@ line rather than blocking. Each problem becomes an :class:`Issue` with one of ``
 - ``dangling-revision`` (error): a revision line for an id with no creation line in its log
 - ``duplicate-line`` (warning): a line identical to an earlier one (a union merge; read once)
 - ``unknown-file`` (warning): a file in a component's data dir that lore does not read
+- ``unknown-relation`` (warning): a curated edge whose relation is not in the graph's
+  vocabulary (``lore.graph.rules``): the graph leaves it out
 """
 
 from __future__ import annotations
@@ -435,6 +438,8 @@ class _Checker:
         self.counts[kind] += 1
         rid = record.id
         for field, message in _problems(record):
+            if field != "id" and _retracted(record):
+                continue  # withdrawn: kept for history, only its id must still hold
             at = field_lines.get(field, line)
             code = "bad-id" if field == "id" else "schema"
             note = " (set by this revision)" if revised and field in field_lines else ""
@@ -450,6 +455,10 @@ class _Checker:
 
     def check_references(self) -> None:
         for record, rel, line, field_lines in self.entries:
+            if _retracted(record):
+                continue  # a withdrawn record's links are not followed
+            if record.kind == "edge":
+                self.check_relation(record, rel, field_lines.get("relation", line))
             for field, target, kind in _references(record):
                 at = field_lines.get(field, line)
                 seen = self.ids.get(target)
@@ -461,6 +470,14 @@ class _Checker:
                 else:
                     continue
                 self.add(ERROR, code, rel, at, message, record.id, field)
+
+    def check_relation(self, record: Record, rel: str, line: int | None) -> None:
+        from lore.graph.rules import relation_or_none
+
+        relation = getattr(record, "relation", None)
+        if relation_or_none(relation) is None:
+            message = f"relation: {relation!r} is not a graph relation; the graph leaves it out"
+            self.add(WARNING, "unknown-relation", rel, line, message, record.id, "relation")
 
     def check_unknown_files(self) -> None:
         for component in COMPONENTS:
@@ -524,6 +541,13 @@ def _problems(record: Record) -> list[tuple[str, str]]:
         return record.problems()
     except Exception as exc:
         return [("record", f"could not be checked ({type(exc).__name__}: {exc})")]
+
+
+def _retracted(record: Record) -> bool:
+    try:
+        return record.retracted
+    except Exception:
+        return False
 
 
 def _references(record: Record) -> list[tuple[str, str, str]]:

@@ -75,17 +75,17 @@ lore_observe() {
     _lore_client_run "${args[@]}" -- "$1"
 }
 
-# lore_handoff MESSAGE [NEXT_STEP ...]
+# lore_handoff MESSAGE [NEXT_STEP ...]: prints the handed-off session's id.
 lore_handoff() {
     [ $# -ge 1 ] || return 0
     local message="$1"
-    local -a args=(handoff)
+    local -a args=(handoff -q)
     shift
     local step
     for step in "$@"; do
         args+=(--next "$step")
     done
-    _lore_client_run "${args[@]}" -- "$message" >/dev/null
+    _lore_client_run "${args[@]}" -- "$message"
 }
 
 # lore_resume [BUDGET_TOKENS]: prints the resume text (nothing without lore).

@@ -38,6 +38,9 @@ FULL: dict[str, dict[str, Any]] = {
         "status": "active",
         "superseded_by": None,
         "spec_quality": 0.42,
+        "supersedes": [],
+        "contradicts": [],
+        "derived_from": None,
     },
     "pattern": {
         "id": "pat-0123456789ab",
@@ -52,6 +55,8 @@ FULL: dict[str, dict[str, Any]] = {
         "validations": 3,
         "examples": ["retry(3), then fail"],
         "status": "active",
+        "flags": [{"timestamp": "2024-05-07T00:00:00.000000Z", "type": "obsolete", "reason": "v2"}],
+        "inverted_to": None,
     },
     "anti-pattern": {
         "id": "anti-0123456789ab",
@@ -63,6 +68,7 @@ FULL: dict[str, dict[str, Any]] = {
         "severity": "high",
         "category": "testing",
         "status": "active",
+        "inverted_from": None,
     },
     "failure": {
         "id": "fail-0123456789ab",
@@ -77,6 +83,8 @@ FULL: dict[str, dict[str, Any]] = {
         "timestamp": "2024-05-06T07:08:09.101112Z",
         "content": "CI cache is cold on Mondays",
         "status": "promoted",
+        "promoted_to": "dec-0123456789ab",
+        "discard_reason": "",
     },
     "evidence": {
         "id": "evi-0123456789ab",
@@ -85,6 +93,7 @@ FULL: dict[str, dict[str, Any]] = {
         "provenance": "bench/run.txt",
         "confidence": "confirmed",
         "supports": ["dec-0123456789ab"],
+        "derived_from": None,
     },
     "concept": {
         "id": "concept-0123456789ab",
@@ -182,6 +191,9 @@ def test_missing_fields_get_captures_enrichment(
         "status": "active",
         "superseded_by": None,
         "spec_quality": 0.65,
+        "supersedes": [],
+        "contradicts": [],
+        "derived_from": None,
         "session_id": None,
         "project": "proj",
         "source": "manual",

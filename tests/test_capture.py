@@ -165,6 +165,8 @@ def test_build_observation_exact() -> None:
         "timestamp": NOW,
         "content": "CI is slow",
         "status": "raw",
+        "promoted_to": None,
+        "discard_reason": "",
         "session_id": None,
         "project": None,
         "source": "manual",
@@ -217,6 +219,9 @@ def test_build_decision_exact() -> None:
         "status": "active",
         "superseded_by": None,
         "spec_quality": 0.85,  # everything but detail (4 words)
+        "supersedes": [],
+        "contradicts": [],
+        "derived_from": None,
         "session_id": "session-abcd",
         "project": "web",
         "source": "agent",
@@ -266,6 +271,8 @@ def test_build_pattern_exact() -> None:
         "validations": 0,
         "examples": ["a, b", "c"],
         "status": "active",
+        "flags": [],
+        "inverted_to": None,
         "session_id": None,
         "project": None,
         "source": "manual",
@@ -314,24 +321,26 @@ def test_build_anti_pattern_failure_evidence_concept() -> None:
     )
 
 
-def test_build_warns_about_fields_the_kind_does_not_have() -> None:
-    captured = _build(
-        "observation",
-        "x",
-        {"rationale": "r", "tool": "t", "supersedes": "dec-1", "examples": ["e"]},
+def test_build_refuses_fields_the_kind_does_not_have() -> None:
+    with pytest.raises(UsageError) as info:
+        _build(
+            "observation",
+            "x",
+            {"rationale": "r", "tool": "t", "supersedes": "dec-1", "examples": ["e"]},
+        )
+    assert info.value.message == (
+        "not a flag of an observation: --example (pattern), --rationale (decision), "
+        "--supersedes (decision), --tool (failure); nothing was written"
     )
-    assert captured.warnings == [
-        "ignored --example, --rationale, --supersedes, --tool: not a field of an observation"
-    ]
-    assert "rationale" not in captured.record.to_dict()
-    assert captured.record.extra == {}
 
 
 def test_build_category_is_shared_by_pattern_and_anti_pattern() -> None:
     assert _build("anti-pattern", "x", {"category": "c"}).warnings == []
-    assert _build("decision", "x", {"category": "c"}).warnings == [
-        "ignored --category: not a field of a decision"
-    ]
+    with pytest.raises(UsageError) as info:
+        _build("decision", "x", {"category": "c"})
+    assert info.value.message == (
+        "not a flag of a decision: --category (pattern, anti-pattern); nothing was written"
+    )
 
 
 @pytest.mark.parametrize("value", ["high", "2", "-0.1", "1.01"])

@@ -101,7 +101,6 @@ lore_resume 300 | head -n 3
     assert done.stderr == ""
     ids, refused, available, *resume = done.stdout.splitlines()
     dec, pat, fail, obs = ids.split()
-    assert refused == "handoff:[] duplicate:[] secret:[]"
     assert available == "available"
 
     (decision,) = listed(run, "decisions")
@@ -136,6 +135,8 @@ lore_resume 300 | head -n 3
         ["cli", "shop"],
     )
     (session,) = listed(run, "sessions")
+    # lore_handoff prints the session's id, as the header promises of every function.
+    assert refused == f"handoff:[{session['id']}] duplicate:[] secret:[]"
     assert (session["message"], session["next_steps"]) == (
         "Deploys done. Docs next.",
         ["write docs", "--check the flags"],

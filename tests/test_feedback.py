@@ -55,38 +55,52 @@ def test_pending_by_age(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
 # --- linked patterns ----------------------------------------------------------------
 
 
-def test_linked_patterns_share_a_tag_an_entity_or_an_edge(store: Store) -> None:
-    decision = dec(1, project="proj", tags=["cache", "proj"], entities=["client.py", "`Store`"])
+def test_linked_patterns_are_cited_or_of_the_same_session(store: Store) -> None:
+    decision = dec(
+        1,
+        project="proj",
+        tags=["cache", "proj"],
+        entities=["client.py", "`Store`"],
+        rationale=f"as {pat(2).id} says",
+        session_id="session-00000000000a",
+    )
     store.add([decision])
     store.add(
         [
-            pat(1, tags=["cache"]),  # shared tag
-            pat(2, solution="wrap calls in client.py with a retry"),  # entity, as a word
-            pat(3, name="Use `store` for state"),  # entity, case-insensitive
+            pat(1, tags=["cache"]),  # a shared tag alone: not a link (issue 7)
+            pat(2),  # cited by id in the rationale
+            pat(3, name="Use `store` for state"),  # a shared entity alone: not a link
             pat(4),  # graph edge
-            pat(5, tags=["proj"]),  # only the project: not a link
-            pat(6, solution="see myclient.py and client.pyc"),  # not the same file name
-            pat(7, tags=["cache"], status="retracted"),  # hidden
-            pat(8, solution="src/client.py: one client per host"),  # a path ending in it
+            pat(5, session_id="session-00000000000a"),  # learned in the decision's session
+            pat(6, session_id="session-00000000000b"),  # another session
+            pat(7, session_id="session-00000000000a", status="retracted"),  # hidden
         ]
     )
     store.add([Edge(id="edge-000000000001", timestamp=NOW, src=pat(4).id, dst=decision.id)])
     store.add([Edge(id="edge-000000000002", timestamp=NOW, src=pat(6).id, dst="dec-ffffffffffff")])
-    assert [p.id for p in linked_patterns(store, decision)] == [pat(n).id for n in (1, 2, 3, 4, 8)]
+    assert [p.id for p in linked_patterns(store, decision)] == [pat(n).id for n in (2, 4, 5)]
+
+
+def test_a_decision_without_a_session_links_no_session_less_pattern(store: Store) -> None:
+    decision = dec(1, tags=["t"])
+    store.add([decision])
+    store.add([pat(1, tags=["t"])])
+    assert linked_patterns(store, decision) == []
 
 
 # --- resolve ------------------------------------------------------------------------
 
 
 def test_successful_raises_confidence_by_exactly_a_tenth(store: Store) -> None:
-    decision = dec(1, tags=["t"])
+    session = "session-00000000000a"
+    decision = dec(1, tags=["t"], session_id=session)
     store.add([decision])
     store.add(
         [
-            pat(1, tags=["t"], confidence=0.333, validations=2),
-            pat(2, tags=["t"], confidence=0.95),
-            pat(3, tags=["t"], confidence=1.0),
-            pat(4, tags=["t"], confidence=0.7),
+            pat(1, session_id=session, confidence=0.333, validations=2),
+            pat(2, session_id=session, confidence=0.95),
+            pat(3, session_id=session, confidence=1.0),
+            pat(4, session_id=session, confidence=0.7),
         ]
     )
     result = resolve(store, decision.id, outcome="successful")
@@ -168,6 +182,7 @@ def test_promote_creates_then_updates_one_pitfall_keeping_comments(
         "severity": "medium",
         "category": "failure",
         "status": "active",
+        "inverted_from": None,
         "session_id": None,
         "project": None,
         "source": "promote-failure",

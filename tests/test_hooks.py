@@ -240,10 +240,21 @@ def test_digest_of_a_transcript(tmp_path: Path) -> None:
         last_request_at="2026-03-04T05:10:00.000Z",
     )
     assert digest.message("PreCompact") == (
-        "Automatic handoff (PreCompact). Last request: Now make the backoff exponential "
-        "Touched 2 file(s): /repo/client.py, /repo/tests/test_client.py "
-        "2 command(s) failed, last: make lint"
+        'Automatic handoff (PreCompact). Last request: "Now make the backoff exponential". '
+        "Touched 2 files: /repo/client.py, /repo/tests/test_client.py. "
+        "2 commands failed, last: `make lint`."
     )
+    assert digest.summary("PreCompact") == (
+        'PreCompact: "Now make the backoff exponential" (2 files touched, 2 commands failed)'
+    )
+    digest.relative_to(Path("/repo"))
+    assert digest.files == ["client.py", "tests/test_client.py"]
+    one = Digest(files=["/elsewhere/a.py"], failed=["make"])
+    assert one.message("SessionEnd") == (
+        "Automatic handoff (SessionEnd). Touched 1 file: /elsewhere/a.py. "
+        "1 command failed, last: `make`."
+    )
+    assert one.summary("SessionEnd") == "SessionEnd: 1 file touched, 1 command failed"
 
 
 def test_digest_keeps_only_the_last_few(tmp_path: Path) -> None:

@@ -354,3 +354,87 @@ def test_install_end_to_end_twice(tmp_path: Path) -> None:
     assert not (src / ".venv").exists()
     assert f"install.sh: data was not touched: it stays in {data}\n" in removed.stderr
     assert snapshot(data) == after_first
+
+
+def offline_install(tmp_path: Path, name: str) -> tuple[Path, Path]:
+    """A checkout whose venv already holds lore, so install.sh skips pip (no network).
+
+    The venv borrows this interpreter's packages (pip, click, ...) through a .pth file
+    and imports lore from the scratch checkout; the stamp says it is installed there.
+    """
+    top = tmp_path / name
+    top.mkdir()
+    shutil.copy2(INSTALL, top / "install.sh")
+    shutil.copy2(ROOT / "pyproject.toml", top / "pyproject.toml")
+    shutil.copytree(ROOT / "lore", top / "lore", ignore=shutil.ignore_patterns("__pycache__"))
+    venv = top / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    borrowed = [p for p in sys.path if p.endswith("site-packages")]
+    (site / "borrowed.pth").write_text("\n".join([str(top), *borrowed]) + "\n", encoding="utf-8")
+    lore = venv / "bin" / "lore"
+    lore.write_text(
+        f"#!{venv}/bin/python\nfrom lore.launch import main\nmain()\n", encoding="utf-8"
+    )
+    lore.chmod(0o755)
+    digest = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import hashlib, pathlib, sys\n"
+            "top = pathlib.Path(sys.argv[1])\n"
+            "d = hashlib.sha256((top / 'pyproject.toml').read_bytes())\n"
+            "for line in (top / 'lore' / '__init__.py').read_text().splitlines():\n"
+            "    if line.startswith('__version__'):\n"
+            "        d.update(line.encode())\n"
+            "print(d.hexdigest())",
+            str(top),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    (venv / ".lore-install-stamp").write_text(
+        f"checkout={top}\nkey={digest}\nextras=\n", encoding="utf-8"
+    )
+    return top, lore
+
+
+def test_never_repoints_another_checkouts_link_without_force(tmp_path: Path) -> None:
+    first, first_lore = offline_install(tmp_path, "first")
+    second, second_lore = offline_install(tmp_path, "second")
+    env = environ(tmp_path)
+    link = tmp_path / "bin" / "lore"
+    made = run_install(first / "install.sh", env=env)
+    assert made.returncode == 0, made.stderr
+    assert os.readlink(link) == str(first_lore)
+
+    kept = run_install(second / "install.sh", env=env)
+    assert kept.returncode == 0, kept.stderr
+    assert os.readlink(link) == str(first_lore)  # the other checkout's link is untouched
+    assert (
+        f"install.sh: warning: {link} belongs to another checkout ({first_lore}): left as it"
+        " is (--force repoints it).\n"
+        "install.sh: warning: To use this checkout's lore, add this line to your shell"
+        " profile, then open a new shell:\n"
+        f'    export PATH="{second / ".venv" / "bin"}:$PATH"\n'
+    ) in kept.stderr
+    assert "done in" in kept.stderr and f"at {second_lore}\n" in kept.stderr
+
+    forced = run_install(second / "install.sh", "--force", env=env)
+    assert forced.returncode == 0, forced.stderr
+    assert os.readlink(link) == str(second_lore)
+    assert "replacing" in forced.stderr
+
+
+def test_repoints_a_link_whose_checkout_is_gone(tmp_path: Path) -> None:
+    top, lore = offline_install(tmp_path, "live")
+    gone = tmp_path / "gone" / ".venv" / "bin" / "lore"
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "lore").symlink_to(gone)
+    result = run_install(top / "install.sh", env=environ(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert os.readlink(tmp_path / "bin" / "lore") == str(lore)
+    assert f"replacing {tmp_path / 'bin' / 'lore'} (it linked to another lore venv: {gone})" in (
+        result.stderr
+    )

@@ -141,6 +141,7 @@ def test_goals_active_by_priority_with_criteria(store: Store) -> None:
                 priority="critical",
                 criteria=[{"text": "a", "met": True}, {"text": "b", "met": True}, {"text": "c"}],
             ),
+            # Written before goal commands: "achieved" reads as "completed", not open.
             Goal(id="goal-000000000003", timestamp=ts(3), title="Done", status="achieved"),
         ]
     )
@@ -151,6 +152,7 @@ def test_goals_active_by_priority_with_criteria(store: Store) -> None:
             "priority": "critical",
             "criteria_met": 2,
             "criteria_total": 3,
+            "completion": "2/3",
         },
         {
             "id": "goal-000000000001",
@@ -158,6 +160,7 @@ def test_goals_active_by_priority_with_criteria(store: Store) -> None:
             "priority": "low",
             "criteria_met": 0,
             "criteria_total": 0,
+            "completion": "0/0",
         },
     ]
 
@@ -286,15 +289,18 @@ def test_budget_drops_the_least_useful_lines_first() -> None:
     budget = estimate_tokens("\n".join(FULL[:-2])) + 1
     assert budget < estimate_tokens(full)
     text, cut = render(bundle_with_everything(), budget=budget)
-    assert cut == ["1 review line"]
-    assert text.splitlines() == [*FULL[:-2], f"[budget {budget} tokens: cut 1 review line]"]
+    assert cut == ["1 line of decisions pending review"]
+    assert text.splitlines() == [
+        *FULL[:-2],
+        f"[budget {budget} tokens: cut 1 line of decisions pending review]",
+    ]
     # Tighter: older decisions (priority 4) go next, newest kept, then git, goals, patterns.
     text, cut = render(bundle_with_everything(), budget=80)
     lines = text.splitlines()
     assert lines[:6] == FULL[:6]
     assert "- decision 4 (dec-4, pending)" not in lines
     assert "- decision 0 (dec-0, pending)" in lines
-    assert cut[0] == "1 review line"
+    assert cut[0] == "1 line of decisions pending review"
     assert lines[-1] == f"[budget 80 tokens: cut {', '.join(cut)}]"
     assert estimate_tokens("\n".join(lines[:-1])) <= 80
 
@@ -302,11 +308,11 @@ def test_budget_drops_the_least_useful_lines_first() -> None:
 def test_budget_removes_a_heading_with_its_last_line() -> None:
     text, cut = render(bundle_with_everything(), budget=100)
     assert cut == [
-        "1 review line",
-        "2 decisions lines",
-        "1 goals line",
-        "1 patterns line",
-        "1 git line",
+        "1 line of decisions pending review",
+        "2 lines of recent decisions",
+        "1 line of open goals",
+        "1 line of patterns",
+        "1 line of git",
     ]
     assert text.splitlines() == [
         *FULL[:6],
@@ -380,7 +386,9 @@ def test_resume_sees_revisions_and_hand_edits_at_once(
     assert [p["name"] for p in second.patterns] == ["low", "high"]
     assert second.patterns[0]["confidence"] == 0.95
     assert [d["id"] for d in second.pending_review] == [f"dec-{2:012x}"]
-    assert second.recent_decisions[1]["outcome"] == "successful"
+    # Now successful, the older decision outranks the newer pending one.
+    assert second.recent_decisions[0]["id"] == f"dec-{1:012x}"
+    assert second.recent_decisions[0]["outcome"] == "successful"
 
 
 def test_a_deleted_index_is_rebuilt_and_gives_the_same_bundle(store: Store) -> None:
@@ -393,3 +401,34 @@ def test_a_deleted_index_is_rebuilt_and_gives_the_same_bundle(store: Store) -> N
     assert resume(store, project="proj").to_dict() == before
     index_path(store.root).write_bytes(b"garbage")
     assert resume(store, project="proj").to_dict() == before
+
+
+def test_recent_decisions_rank_by_importance_not_age(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lore.index.history import note_recalled
+
+    monkeypatch.setenv("LORE_NOW", "2026-03-20T00:00:00Z")
+
+    def made(n: int, when: str, **fields: object) -> str:
+        rid = f"dec-{n:012x}"
+        store.add([Decision(id=rid, timestamp=when, decision=f"decision {n}", **fields)])
+        return rid
+
+    key = made(1, "2026-03-01T00:00:00Z", type="architecture", spec_quality=0.85)
+    newest = [made(n, f"2026-03-{n:02d}T00:00:00Z") for n in range(2, 13)]
+    abandoned = made(13, "2026-03-19T00:00:00Z", outcome="abandoned")
+    future = made(14, "2999-01-01T00:00:00Z", type="naming")
+    timeless = made(15, "2026-03-18T00:00:00Z")
+    ids = [d["id"] for d in resume(store, project=None).recent_decisions]
+    assert ids[0] == key  # the oldest, but the most important
+    assert abandoned not in ids
+    assert future in ids  # counted as made now, not an error
+    # Equal weights: the newer first; the two oldest plain ones drop out.
+    plain = [i for i in ids if i in (*newest, timeless)]
+    assert plain == [timeless, *reversed(newest)][: len(plain)]
+    assert len(ids) == 10
+    # Often recalled, an old plain decision climbs back in.
+    note_recalled(store.root, [newest[0]] * 100)
+    again = [d["id"] for d in resume(store, project=None).recent_decisions]
+    assert newest[0] in again and again.index(newest[0]) < again.index(newest[-1])

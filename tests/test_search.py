@@ -314,6 +314,7 @@ def test_a_chain_of_replacements_keeps_its_order(store: Store) -> None:
 
 
 def test_the_answer_after_a_question_is_found_through_its_context(store: Store) -> None:
+    add(store, "observation", "Retro: fewer meetings", tags=["retro"])  # another thread
     thread = {"tags": ["standup"]}
     ask = add(store, "observation", "How long did the cache migration take?", **thread)
     answer = add(store, "observation", "About three weeks, mostly waiting on reviews", **thread)
@@ -323,6 +324,13 @@ def test_the_answer_after_a_question_is_found_through_its_context(store: Store) 
     parts = hits[1].parts
     assert parts["bm25"] == 0.0 and parts["relevance"] == pytest.approx(0.7 / 0.8)
     assert other not in [h.record.id for h in hits]  # two records away: no context
+
+
+def test_tags_every_record_of_a_project_carries_name_no_thread(store: Store) -> None:
+    add(store, "observation", "How long did the cache migration take?", tags=["standup"])
+    add(store, "observation", "About three weeks, mostly waiting on reviews", tags=["standup"])
+    add(store, "observation", "Lunch is at noon today", tags=["standup"])
+    assert len(ids(store, "how long did the cache migration take")) == 1  # a blanket tag
 
 
 @pytest.mark.parametrize(

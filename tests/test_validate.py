@@ -245,6 +245,7 @@ def test_every_code_is_documented_in_the_module_docstring() -> None:
         "dangling-revision",
         "duplicate-line",
         "unknown-file",
+        "unknown-relation",
     }
     assert all(CODES.values())
 

@@ -63,6 +63,16 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "Print the record with id RECORD_ID (any kind) in its latest state.",
     ),
     "list": ("records:list_cmd", "List records of KIND, newest first."),
+    "patterns": ("patterns:patterns_cmd", "Work with patterns and anti-patterns (default: list)."),
+    "suggest": (
+        "patterns:suggest_cmd",
+        "Suggest the patterns that fit CONTEXT, and the anti-patterns to watch for.",
+    ),
+    "goal": ("goal:goal_cmd", "Create, list, show and update goals (default: list)."),
+    "registry": (
+        "registry:registry_cmd",
+        "Register projects and bundle their context (default: list).",
+    ),
     "retract": (
         "capture:retract_cmd",
         "Withdraw a record: it stays on disk but leaves default listings.",
@@ -75,6 +85,18 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "feedback:promote_failure_cmd",
         'Turn recurring failures into a "PITFALL: TYPE" anti-pattern.',
     ),
+    "journal": (
+        "journal:journal_cmd",
+        "Work with decisions: list, query, update, link, supersede, export (default: list).",
+    ),
+    "inbox": (
+        "inbox:inbox_cmd",
+        "Triage observations: list them (default: the raw ones), promote or discard one.",
+    ),
+    "evidence": (
+        "evidence:evidence_cmd",
+        "Record and weigh evidence: add, list, show, update, stats (default: list).",
+    ),
     "sessions": ("session:sessions_cmd", "List and show sessions (default: list)."),
     "transfer": ("session:transfer_cmd", "Housekeeping for sessions."),
     "import": ("bulk:import_cmd", "Import records from a JSONL FILE (or - for stdin)."),
@@ -83,6 +105,14 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "index": (
         "recall:index_cmd",
         "Manage the derived search index (it lives outside the data root).",
+    ),
+    "graph": (
+        "graph:graph_cmd",
+        "Query, export and curate the knowledge graph derived from every record.",
+    ),
+    "concepts": (
+        "concepts:concepts_cmd",
+        "Propose concepts from clusters of similar records, and promote them.",
     ),
     "hooks": ("hooks:hooks_cmd", "Install or remove the Claude Code hooks (and run them)."),
     "demo": (
@@ -94,6 +124,11 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "admin:paths_cmd",
         "Print the resolved data root and every component's data directory.",
     ),
+    "sync": (
+        "sync:sync_cmd",
+        "Commit lore's changes in a git data root, pull, push; report what moved.",
+    ),
+    "help": ("admin:help_cmd", "Show the help of lore or of COMMAND (e.g. lore help recall)."),
 }
 
 
@@ -113,6 +148,14 @@ class LoreGroup(click.Group):
         module = import_module(f"lore.cli.{module_name}")
         command: click.Command = getattr(module, attr)
         return command
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0]
+        if name not in LAZY_COMMANDS and not ctx.resilient_parsing and not name.startswith("-"):
+            raise click.UsageError(unknown_command_message(name), ctx)
+        return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, help_text) for name, (_, help_text) in LAZY_COMMANDS.items()]
@@ -144,10 +187,21 @@ class LoreGroup(click.Group):
             raise click.exceptions.Exit(error.exit_code) from None
 
 
+def unknown_command_message(name: str) -> str:
+    """``No such command 'recal'.`` plus the closest commands, as git says it."""
+    from difflib import get_close_matches
+
+    close = get_close_matches(name, list(LAZY_COMMANDS), n=3, cutoff=0.6)
+    message = f"No such command {name!r}."
+    if close:
+        message += " Did you mean " + " or ".join(repr(c) for c in close) + "?"
+    return message
+
+
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-@click.group(cls=LoreGroup, context_settings=CONTEXT_SETTINGS)
+@click.group(cls=LoreGroup, context_settings=CONTEXT_SETTINGS, invoke_without_command=True)
 @click.option(
     "--data-dir",
     type=click.Path(file_okay=False, path_type=str),
@@ -171,6 +225,10 @@ def cli(ctx: click.Context, data_dir: str | None) -> None:
     Data lives under one root (see `lore paths`); stdout carries data, stderr
     messages, and every read command takes --json.
     """
+    if ctx.invoked_subcommand is None:
+        # Bare `lore` is a request for help, not a mistake: print it and exit 0.
+        click.echo(ctx.get_help())
+        ctx.exit(0)
     from lore.cli._app import App
 
     ctx.obj = App(data_dir)

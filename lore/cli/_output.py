@@ -56,7 +56,13 @@ def emit_json(obj: Any) -> None:
 
 
 def echo(text: str = "") -> None:
-    click.echo(text)
+    # click strips styles when stdout is not a terminal; FORCE_COLOR must keep them.
+    click.echo(text, color=True if color_enabled() else None)
+
+
+def is_terminal() -> bool:
+    """Whether stdout is a terminal (tables) rather than a pipe or file (plain lines)."""
+    return bool(getattr(sys.stdout, "isatty", lambda: False)())
 
 
 def color_enabled(err: bool = False) -> bool:
@@ -73,7 +79,8 @@ def style(text: str, err: bool = False, **styles: Any) -> str:
 
 
 def warn(message: str) -> None:
-    click.echo(style(f"lore: warning: {message}", err=True, fg="yellow"), err=True)
+    color = True if color_enabled(err=True) else None
+    click.echo(style(f"lore: warning: {message}", err=True, fg="yellow"), err=True, color=color)
 
 
 def note(message: str) -> None:
@@ -83,7 +90,8 @@ def note(message: str) -> None:
 def emit_error(exc: LoreError, *, as_json: bool) -> None:
     if as_json:
         emit_json(exc.to_dict())
-    click.echo(style(f"lore: error: {exc.message}", err=True, fg="red"), err=True)
+    color = True if color_enabled(err=True) else None
+    click.echo(style(f"lore: error: {exc.message}", err=True, fg="red"), err=True, color=color)
 
 
 _console: Any = None
@@ -112,9 +120,10 @@ def console() -> Any:
 def read_text(text: str | None, *, what: str = "text") -> str:
     """The TEXT argument, or stdin when TEXT is ``-`` or absent and stdin is piped.
 
-    ``-`` reads stdin to the end. With no TEXT, a terminal is never read, and a
-    pipe that stays silent for ``LORE_STDIN_TIMEOUT`` seconds (default 2) counts
-    as no input, so lore never hangs on an open, unused stdin.
+    ``-`` reads stdin to the end, however long the producer takes (the user asked for
+    stdin). With no TEXT, a terminal is never read, and a pipe that stays silent for
+    ``LORE_STDIN_TIMEOUT`` seconds (default 2) counts as no input, so lore never
+    hangs on an agent's open, unused stdin.
     """
     if text is not None and text != "-":
         return text
@@ -123,8 +132,13 @@ def read_text(text: str | None, *, what: str = "text") -> str:
         return stdin.read()
     if stdin.isatty():
         raise UsageError(f"no {what} given: pass it as an argument or pipe it on stdin")
-    if not _stdin_ready(_stdin_wait()):
-        raise UsageError(f"no {what} given: stdin is open but nothing arrived")
+    wait = _stdin_wait()
+    if not _stdin_ready(wait):
+        raise UsageError(
+            f"no {what} given: stdin is open but nothing arrived within {wait:g}s; "
+            f"pass - as the {what} to wait for the pipe to close, "
+            "or raise LORE_STDIN_TIMEOUT"
+        )
     return stdin.read()
 
 
@@ -147,3 +161,10 @@ def _stdin_ready(timeout: float) -> bool:
     except (OSError, ValueError):
         return True
     return bool(ready)
+
+
+def wants_json(as_json: bool) -> bool:
+    """A subcommand's ``--json``, or its group's (``lore goal --json show ID``): click
+    shares ``ctx.meta`` along the chain, and ``json_option`` marks it there."""
+    ctx = click.get_current_context(silent=True)
+    return as_json or bool(ctx is not None and ctx.meta.get("lore.json"))

@@ -54,3 +54,31 @@ def paths_cmd(app: App, as_json: bool) -> None:
     echo(f"root: {result['root']}  ({result['source']})")
     for name, path in result["components"].items():
         echo(f"  {name:<9} {path}")
+
+
+@click.command(name="help", context_settings={"ignore_unknown_options": True})
+@click.argument("command", nargs=-1)
+@click.pass_context
+def help_cmd(ctx: click.Context, command: tuple[str, ...]) -> None:
+    """Show the help of lore or of COMMAND (e.g. lore help recall).
+
+    `lore help` prints the same text as `lore --help`; `lore help sessions show`
+    the help of a subcommand. An unknown command is a usage error (exit 2) that
+    names the closest commands.
+    """
+    from lore.cli import unknown_command_message
+
+    top = ctx.find_root()
+    target: click.Command = top.command
+    target_ctx = top
+    for name in command:
+        if not isinstance(target, click.Group):
+            raise click.UsageError(f"{target_ctx.command_path} has no subcommand {name!r}.")
+        sub = target.get_command(target_ctx, name)
+        if sub is None:
+            if target is top.command:
+                raise click.UsageError(unknown_command_message(name))
+            raise click.UsageError(f"No such command {target_ctx.command_path} {name!r}.")
+        target_ctx = click.Context(sub, info_name=name, parent=target_ctx)
+        target = sub
+    echo(target.get_help(target_ctx).rstrip("\n"))

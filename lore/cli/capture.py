@@ -27,62 +27,62 @@ KIND_FLAGS = (
     "concept",
 )
 
-# (option declarations, field name, help, multiple)
+# (option declarations, field name, help, multiple); --help shows each under the
+# heading of every kind that takes it (GroupedCommand).
 FIELD_OPTIONS: list[tuple[tuple[str, ...], str, str, bool]] = [
     # failure
-    (("--error-type",), "error_type", "Failure: error type (e.g. NonZeroExit, Timeout).", False),
-    (("--tool",), "tool", "Failure: the tool or command that failed.", False),
-    (("--step",), "step", "Failure: the step of the work where it failed.", False),
+    (("--error-type",), "error_type", "Error type (e.g. NonZeroExit, Timeout).", False),
+    (("--tool",), "tool", "The tool or command that failed.", False),
+    (("--step",), "step", "The step of the work where it failed.", False),
     # pattern
-    (("--solution",), "solution", "Pattern: what works.", False),
-    (("--problem",), "problem", "Pattern: the problem it solves.", False),
-    (("--context",), "context", "Pattern: when it applies.", False),
-    (("--category",), "category", "Pattern / anti-pattern: a category.", False),
-    (("--origin",), "origin", "Pattern: where it was learned.", False),
+    (("--solution",), "solution", "What works.", False),
+    (("--problem",), "problem", "The problem it solves.", False),
+    (("--context",), "context", "When it applies.", False),
+    (("--category",), "category", "A category.", False),
+    (("--origin",), "origin", "Where it was learned.", False),
     (
         ("--confidence",),
         "confidence",
-        "Pattern: 0-1. Evidence: preliminary|confirmed|contested|superseded.",
+        "0-1 for a pattern; preliminary, confirmed, contested or superseded for evidence.",
         False,
     ),
-    (("--example",), "examples", "Pattern: an example (repeatable).", True),
+    (("--example",), "examples", "An example (repeatable).", True),
     # anti-pattern
-    (("--symptom",), "symptom", "Anti-pattern: how it shows.", False),
-    (("--risk",), "risk", "Anti-pattern: what it costs.", False),
-    (("--fix",), "fix", "Anti-pattern: how to get out of it.", False),
-    (("--severity",), "severity", "Anti-pattern: low|medium|high|critical.", False),
+    (("--symptom",), "symptom", "How it shows.", False),
+    (("--risk",), "risk", "What it costs.", False),
+    (("--fix",), "fix", "How to get out of it.", False),
+    (("--severity",), "severity", "One of low, medium, high, critical.", False),
     # evidence
-    (("--provenance",), "provenance", "Evidence: where it comes from (URL, command, log).", False),
-    (("--supports",), "supports", "Evidence: ids it backs (comma-separated, repeatable).", True),
+    (("--provenance",), "provenance", "Where it comes from (URL, command, log).", False),
+    (("--supports",), "supports", "The ids it backs (comma-separated, repeatable).", True),
     # decision
-    (("--rationale", "-r"), "rationale", "Decision: why.", False),
+    (("--rationale", "-r"), "rationale", "Why.", False),
     (
         ("--alternatives", "-a"),
         "alternatives",
-        "Decision: options not taken (comma-separated, repeatable).",
+        "Options not taken (comma-separated, repeatable).",
         True,
     ),
     (
         ("--type",),
         "type",
-        "Decision: architecture, implementation, naming, tooling, process, bugfix, "
-        "refactor or other.",
+        "One of architecture, implementation, naming, tooling, process, bugfix, refactor, other.",
         False,
     ),
-    (("--files", "-f"), "files", "Decision: files it touches (comma-separated, repeatable).", True),
+    (("--files", "-f"), "files", "Files it touches (comma-separated, repeatable).", True),
     (
         ("--entities", "-e"),
         "entities",
-        "Decision: things it touches (comma-separated, repeatable).",
+        "Things it touches (comma-separated, repeatable).",
         True,
     ),
-    (("--outcome",), "outcome", "Decision: pending|successful|revised|abandoned.", False),
-    (("--lesson",), "lesson_learned", "Decision: the lesson learned.", False),
-    (("--related",), "related_decisions", "Decision: related decision ids (repeatable).", True),
-    (("--supersedes",), "supersedes", "Decision: the id of a decision this one replaces.", False),
+    (("--outcome",), "outcome", "One of pending, successful, revised, abandoned.", False),
+    (("--lesson",), "lesson_learned", "The lesson learned.", False),
+    (("--related",), "related_decisions", "Related decision ids (repeatable).", True),
+    (("--supersedes",), "supersedes", "The id of a decision this one replaces.", False),
     # concept
-    (("--description",), "description", "Concept: what it means.", False),
-    (("--alias",), "aliases", "Concept: another name (repeatable).", True),
+    (("--description",), "description", "What it means.", False),
+    (("--alias",), "aliases", "Another name (repeatable).", True),
 ]
 FIELD_NAMES = [name for _, name, _, _ in FIELD_OPTIONS]
 
@@ -109,16 +109,59 @@ def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-def field_options(*skip: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """The per-field flags of every kind (less ``skip``), so shortcuts take them too."""
+def field_options(
+    *skip: str, kind: str | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The per-field flags of every kind (less ``skip``). With ``kind`` (a shortcut),
+    the flags of other kinds are hidden from --help; given anyway, capture refuses
+    them with a usage error that names the kind they belong to."""
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        own = _own_fields(kind) if kind else None
         for decls, name, help_text, multiple in reversed(FIELD_OPTIONS):
             if name not in skip:
-                fn = click.option(*decls, name, multiple=multiple, default=None, help=help_text)(fn)
+                hidden = own is not None and name not in own
+                fn = click.option(
+                    *decls, name, multiple=multiple, default=None, help=help_text, hidden=hidden
+                )(fn)
         return fn
 
     return decorate
+
+
+def _own_fields(kind: str) -> set[str]:
+    from lore.capture import takes
+
+    return {name for name in FIELD_NAMES if takes(kind, name)}
+
+
+class GroupedCommand(click.Command):
+    """A capture command whose --help lists its flags under one heading per kind
+    (a shortcut, whose ``kind`` is set, under its own kind's heading only)."""
+
+    kind: str | None = None
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from lore.capture import CAPTURE_KINDS, takes
+
+        params = {p.name: p for p in self.get_params(ctx) if isinstance(p, click.Option)}
+        fields = [name for name in FIELD_NAMES if name in params]
+        sections: list[tuple[str, list[str]]] = []
+        kinds = [k for k in KIND_FLAGS if k in params]
+        if kinds:
+            sections.append(("Kind options (at most one)", kinds))
+        for kind in [self.kind] if self.kind else CAPTURE_KINDS:
+            own = [name for name in fields if takes(kind, name)]
+            sections.append((f"{kind.capitalize()} options", own))
+        placed = {name for _, names in sections for name in names}
+        sections.append(
+            ("Common options", [n for n in params if n not in placed and n not in FIELD_NAMES])
+        )
+        for title, names in sections:
+            rows = [r for r in (params[n].get_help_record(ctx) for n in names) if r]
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
 
 
 def _fields(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -173,13 +216,22 @@ def _run(
         }
         if rule:
             out["rule_of_three"] = rule
+        contradicts = getattr(record, "contradicts", None)
+        if contradicts:
+            out["contradicts"] = contradicts
         emit_json(out)
     elif quiet:
         echo(record.id)
     else:
         title = " ".join(record.title.split())
         echo(f"{record.kind} {record.id}: {title[:72]}{'…' if len(title) > 72 else ''}")
-    if rule:
+    if rule and rule.get("pitfall"):
+        note(
+            f"Rule of Three: {rule['count']} failures of type {rule['error_type']}, "
+            f'already named: {rule["pitfall"]} "PITFALL: {rule["error_type"]}" '
+            f"(lore promote-failure {rule['error_type']} updates it)"
+        )
+    elif rule:
         note(
             f"Rule of Three: {rule['count']} failures of type {rule['error_type']}. "
             f'Name the pattern: lore learn "..." --solution "..." --tags {rule["error_type"]}'
@@ -189,27 +241,9 @@ def _run(
 def _rule_of_three(app: App, record: Any) -> dict[str, Any] | None:
     if record.kind != "failure":
         return None
-    from lore.components.failures import RULE_OF_THREE, Failure
+    from lore.failure_rules import rule_of_three
 
-    error_type = record.error_type
-    from lore.capture import warm_index
-
-    index = warm_index(app.store, "failure")
-    if index is not None:  # a warm index counts without reading the log
-        group = index.code("groups", str(error_type))
-        count = list(map(index.grp.__getitem__, index.docs("failure"))).count(group)
-        return {"error_type": error_type, "count": count} if count >= RULE_OF_THREE else None
-    # Only failures stored with this type (or with none: the record's default says) are
-    # built; a store holds tens of thousands of failures and each record costs time.
-    # matching() builds records of the class it is given: these are all Failures.
-    failures = cast(
-        "list[Failure]",
-        app.store.matching(Failure, lambda s: s.get("error_type", error_type) == error_type),
-    )
-    count = sum(1 for f in failures if not f.hidden and f.error_type == error_type)
-    if count >= RULE_OF_THREE:
-        return {"error_type": error_type, "count": count}
-    return None
+    return rule_of_three(app.store, record)
 
 
 # Each capture command carries ~45 click options, and building one costs a quarter of a
@@ -218,7 +252,7 @@ def _rule_of_three(app: App, record: Any) -> dict[str, Any] | None:
 
 
 def _build_capture() -> click.Command:
-    @click.command(name="capture")
+    @click.command(name="capture", cls=GroupedCommand)
     @click.argument("text", required=False)
     @click.option("--decision", "decision", is_flag=True, help="Record a decision.")
     @click.option("--pattern", "pattern", is_flag=True, help="Record a pattern (lesson).")
@@ -239,14 +273,17 @@ def _build_capture() -> click.Command:
         --confidence, --example) beat evidence flags (--provenance, --supports) beat
         decision flags (--rationale, --alternatives, --type, --files, --entities,
         --outcome, --lesson, --related, --supersedes); with none of them TEXT is an
-        observation. TEXT "-", or no TEXT with piped stdin, reads stdin.
+        observation. A flag that is not a field of the chosen kind is a usage error
+        (exit 2) and nothing is written. TEXT "-" reads stdin until it closes, however
+        long that takes; no TEXT with piped stdin reads it only if something arrives
+        within LORE_STDIN_TIMEOUT seconds (default 2).
 
         \b
         Examples:
           lore capture "Use ruff for lint" -r "one fast tool" -a "flake8,pylint"
           lore capture "Retry on 429" --solution "exponential backoff" -t http
           lore capture "pytest hung" --error-type Timeout --tool pytest
-          git log -1 --format=%B | lore capture --decision
+          git log -1 --format=%B | lore capture --decision -
         """
         chosen = [k for k in KIND_FLAGS if kwargs.pop(k)]
         if len(chosen) > 1:
@@ -261,15 +298,16 @@ def _build_capture() -> click.Command:
 
 
 def _shortcut(kind: str, name: str, doc: str) -> click.Command:
-    @click.command(name=name, help=doc)
+    @click.command(name=name, help=doc, cls=GroupedCommand)
     @click.argument("text", required=False)
-    @field_options()
+    @field_options(kind=kind)
     @common_options
     @pass_app
     def command(app: App, text: str | None, **kwargs: Any) -> None:
         body = read_text(text)
         _run(app, body, kind=kind, fields=_fields(kwargs), **kwargs)
 
+    cast(GroupedCommand, command).kind = kind
     return command
 
 
@@ -281,7 +319,7 @@ def _build_remember() -> click.Command:
 
         Inline "because:" becomes the rationale and "vs:" the alternatives (flags
         win over inline text). File paths and `backticked` terms join the entities.
-        Same flags as `lore capture`.
+        Takes the decision flags below; a flag of another kind is a usage error.
 
         \b
         Examples:
@@ -318,29 +356,33 @@ def _build_observe() -> click.Command:
 
 
 def _build_fail() -> click.Command:
-    @click.command(name="fail")
+    @click.command(name="fail", cls=GroupedCommand)
     @click.argument("error_type")
     @click.argument("message", required=False)
-    @field_options("error_type")
+    @field_options("error_type", kind="failure")
     @common_options
     @pass_app
     def fail_cmd(app: App, error_type: str, message: str | None, **kwargs: Any) -> None:
         """Record a failure of ERROR_TYPE with MESSAGE ("-" or piped stdin reads it).
 
         Recommended error types: UserDeny, HardDeny, NonZeroExit, Timeout, ToolError,
-        LogicError, PermissionError, EnvironmentError, UserError (any identifier is
-        accepted). When a type reaches three failures, a Rule-of-Three hint is
-        printed on stderr.
+        LogicError, PermissionError, EnvironmentError, UserError, matched in any case
+        and stored in this spelling (any other identifier is accepted; a warning
+        names a known type an edit or two away). When a type reaches three failures,
+        a Rule-of-Three hint is printed on stderr. MESSAGE "-" reads stdin until it
+        closes, however long the command before the pipe takes.
 
         \b
-        Example:
+        Examples:
           lore fail NonZeroExit "npm test exited 1" --tool npm --step test
+          pytest 2>&1 | tail -n 20 | lore fail NonZeroExit - --tool pytest
         """
         body = read_text(message, what="message")
         fields = _fields(kwargs)
         fields["error_type"] = error_type
         _run(app, body, kind="failure", fields=fields, **kwargs)
 
+    cast(GroupedCommand, fail_cmd).kind = "failure"
     return fail_cmd
 
 
@@ -364,16 +406,18 @@ def __getattr__(name: str) -> click.Command:
 
 @click.command(name="retract")
 @click.argument("record_id")
-@click.option("--reason", help="Why it is withdrawn (kept with the revision).")
+@click.option("--reason", help="Why it is withdrawn (kept as retraction_reason).")
 @json_option
 @pass_app
 def retract_cmd(app: App, record_id: str, reason: str | None, as_json: bool) -> None:
     """Withdraw a record: it stays on disk but leaves default listings.
 
-    Works for decisions, patterns, anti-patterns, concepts and edges (kinds whose
-    status can be "retracted"). For logs the change is an appended revision line
-    carrying --reason; documents (patterns) are updated atomically in place with
-    retracted_at and retraction_reason.
+    Works for every kind kept in a log (decisions, failures, observations,
+    evidence, concepts, edges: an appended revision line) and for patterns and
+    anti-patterns (their YAML file is updated atomically in place). The record
+    gains retracted_at and, with --reason, retraction_reason; kinds with a status
+    (decision, pattern, anti-pattern, concept, edge) also get status "retracted".
+    Retracted failures no longer count toward the Rule of Three.
     """
     from lore.api import retract
 
@@ -384,7 +428,8 @@ def retract_cmd(app: App, record_id: str, reason: str | None, as_json: bool) -> 
                 "ok": True,
                 "id": updated.id,
                 "type": updated.kind,
-                "timestamp": when,
+                "timestamp": updated.timestamp,
+                "retracted_at": when,
                 "record": updated.to_dict(),
             }
         )

@@ -120,4 +120,16 @@ def demo_cmd(keep: Path | None) -> None:
         # Always: with --keep only DIR is kept (workdir holds the disposable cache).
         shutil.rmtree(workdir, ignore_errors=True)
     where = f"kept in {root}" if keep is not None else "removed"
-    echo(f"Demo data {where}. Start for real with: lore init && lore resume")
+    echo(f"Demo data {where}. {_next_step()}")
+
+
+def _next_step() -> str:
+    """What to run for real: `lore init` only when the user's own root is not set up yet
+    (install.sh runs it, so a fresh install is told to resume, not to init again)."""
+    from lore.paths import COMPONENTS, resolve_root
+
+    app = click.get_current_context().obj
+    root = app.root if app is not None else resolve_root()
+    if all(root.component_dir(c).is_dir() for c in COMPONENTS):
+        return f"Your data root ({root.path}) is ready: start for real with: lore resume"
+    return "Start for real with: lore init && lore resume"

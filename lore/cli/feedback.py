@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from lore.cli._app import App
-from lore.cli._output import echo, emit_json, json_option
+from lore.cli._output import echo, emit_json, json_option, note
 
 pass_app = click.make_pass_decorator(App)
 
@@ -41,8 +41,11 @@ def review_cmd(
 
     Resolving appends the outcome (with resolved_at and the lesson). A
     successful decision raises the confidence (+0.1, at most 1) and validations
-    of the patterns linked to it (shared tags, entities or graph edges); an
-    abandoned one is recorded as a LogicError failure.
+    of the patterns it vouches for: those it cites (a pat- id in any of its
+    fields, or a graph edge between the two) and those learned in its session (a
+    shared tag is not enough). An abandoned one is recorded as a LogicError
+    failure. The listing prints one decision per line on stdout; the hint goes to
+    stderr.
 
     \b
     Examples:
@@ -59,8 +62,9 @@ def review_cmd(
         if as_json:
             emit_json({"days": days, "pending": [d.to_dict() for d in decisions]})
             return
+        # stdout holds one decision per line and nothing else: messages go to stderr.
         if not decisions:
-            echo(
+            note(
                 f"no decisions pending for more than {days} days"
                 if days
                 else "no pending decisions"
@@ -68,7 +72,7 @@ def review_cmd(
             return
         for d in decisions:
             echo(f"{d.id}  {d.timestamp[:10]}  {d.decision}")
-        echo("\nresolve with: lore review --resolve ID --outcome successful|revised|abandoned")
+        note("resolve with: lore review --resolve ID --outcome successful|revised|abandoned")
         return
     if outcome is None:
         raise UsageError("--resolve needs --outcome successful|revised|abandoned")

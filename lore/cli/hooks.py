@@ -51,8 +51,9 @@ def hooks_install_cmd(claude: bool, settings: str | None, as_json: bool) -> None
 
     SessionStart injects `lore resume` as context; PreCompact and SessionEnd
     write an automatic handoff built from the transcript (last requests, files
-    touched, failed commands) without any model. Idempotent; the file is backed
-    up before any change; other hooks and settings are left as they are.
+    touched, failed commands) without any model, carrying the last handoff's
+    open items over. Idempotent; the file is backed up before any change; other
+    hooks and settings are left as they are.
     """
     from lore.hooks import install
 
@@ -94,7 +95,12 @@ class _OutOfTime(BaseException):
 @click.argument("event", type=click.Choice(["session-start", "pre-compact", "session-end"]))
 @click.pass_context
 def hooks_run_cmd(ctx: click.Context, event: str) -> None:
-    """Run one hook (called by Claude Code with the hook's JSON on stdin). Always exits 0."""
+    """Run one hook (called by Claude Code with the hook's JSON on stdin). Always exits 0.
+
+    pre-compact and session-end write nothing for an empty, non-JSON or `{}`
+    payload, a missing transcript or one that shows nothing; LORE_DEBUG=1 says
+    why on stderr.
+    """
     import signal
 
     def out_of_time(_signum: int, _frame: Any) -> None:
@@ -107,8 +113,8 @@ def hooks_run_cmd(ctx: click.Context, event: str) -> None:
     except (ValueError, OSError):  # not the main thread (in-process tests)
         pass
     try:
-        payload = _read_payload()
-        output = _run(ctx.obj, event, payload)
+        payload, problem = _read_payload()
+        output = _run(ctx.obj, event, payload, problem)
         signal.setitimer(signal.ITIMER_REAL, 0)
         if output is not None:
             emit_json(output)
@@ -147,7 +153,8 @@ def _warm_up_in_background(app: App) -> None:
         )
 
 
-def _read_payload() -> dict[str, Any]:
+def _read_payload() -> tuple[dict[str, Any], str | None]:
+    """The hook's JSON object from stdin, and what is wrong with it (None: nothing)."""
     import select
 
     import orjson
@@ -160,11 +167,22 @@ def _read_payload() -> dict[str, Any]:
         raw = sys.stdin.buffer.read() if ready else b""
     except (OSError, ValueError, AttributeError):
         raw = b""
+    if not raw.strip():
+        return {}, "no payload on stdin"
     try:
-        data = orjson.loads(raw) if raw.strip() else {}
+        data = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        data = {}
-    return data if isinstance(data, dict) else {}
+        return {}, "the payload on stdin is not JSON"
+    if not isinstance(data, dict):
+        return {}, "the payload on stdin is not a JSON object"
+    if not data:
+        return {}, "the payload on stdin is an empty object"
+    return data, None
+
+
+def _debug(event: str, message: str) -> None:
+    if os.environ.get("LORE_DEBUG"):
+        click.echo(f"lore hook {event}: {message}", err=True)
 
 
 def _session_id(payload: dict[str, Any]) -> str | None:
@@ -173,45 +191,33 @@ def _session_id(payload: dict[str, Any]) -> str | None:
     return f"session-{hexed[:32]}" if len(hexed) >= 8 else None
 
 
-def _run(app: App, event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+def _run(
+    app: App, event: str, payload: dict[str, Any], problem: str | None
+) -> dict[str, Any] | None:
     cwd = payload.get("cwd")
     if isinstance(cwd, str) and os.path.isdir(cwd):
         os.chdir(cwd)
     from lore.capture import detect_project
 
-    project = detect_project(None)
-    if event == "session-start":
+    if event == "session-start":  # needs nothing from the payload: a bad one still resumes
         from lore.resume import render, resume
 
+        project = detect_project(None)
         try:
             budget = int(os.environ.get("LORE_HOOK_BUDGET", HOOK_BUDGET))
         except ValueError:
             budget = HOOK_BUDGET
         text, _ = render(resume(app.store, project=project), budget=budget)
         return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
-    from lore.components.transfer import handoff, last_handoff
-    from lore.hooks import Digest, agent_handed_off, digest_transcript
+    if problem is not None:  # fail open: write nothing, exit 0
+        _debug(event, f"nothing written: {problem}")
+        return None
+    from lore.hooks import auto_handoff
 
-    transcript = payload.get("transcript_path")
-    digest = digest_transcript(Path(transcript)) if isinstance(transcript, str) else Digest()
-    name = "PreCompact" if event == "pre-compact" else "SessionEnd"
-    if agent_handed_off(last_handoff(app.store, project), digest):
-        return None  # the agent's own handoff stays the one the next session sees
     session_id = _session_id(payload)
     if session_id and not os.environ.get("LORE_SESSION_ID"):
         os.environ["LORE_SESSION_ID"] = session_id
-    handoff(
-        app.store,
-        digest.message(name),
-        project=project,
-        threads=digest.requests,
-        extra={
-            "auto": {
-                "event": name,
-                "requests": digest.requests,
-                "files": digest.files,
-                "failed_commands": digest.failed,
-            }
-        },
-    )
+    name = "PreCompact" if event == "pre-compact" else "SessionEnd"
+    session, said = auto_handoff(app.store, name, payload, project=detect_project(None))
+    _debug(event, said if session is not None else f"nothing written: {said}")
     return None

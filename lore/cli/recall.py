@@ -70,6 +70,13 @@ def _section(name: str, items: list[dict[str, Any]], count: int | None = None) -
     "--threshold", type=click.IntRange(min=1), default=None, help="With --triggers (default 3)."
 )
 @click.option("--brief", "as_brief", is_flag=True, help="Mode: a briefing on the topic QUERY.")
+@click.option(
+    "--graph-depth",
+    type=click.IntRange(0, 3),
+    default=0,
+    help="Also list records within N graph edges of each hit (0-3).",
+)
+@click.option("--deep", is_flag=True, help="Rank by personalized PageRank seeded from the hits.")
 @json_option
 @pass_app
 def recall_cmd(
@@ -89,6 +96,8 @@ def recall_cmd(
     as_triggers: bool,
     threshold: int | None,
     as_brief: bool,
+    graph_depth: int,
+    deep: bool,
     as_json: bool,
 ) -> None:
     """Search every kind of record for QUERY, best match first.
@@ -125,6 +134,7 @@ def recall_cmd(
       lore recall what did we decide last week about caching
       lore recall deploy --since 2026-05 --until 2026-W21
       lore recall --brief auth
+      lore recall --deep "session store" --explain
     """
     text = _query(query)
     modes = [
@@ -139,6 +149,8 @@ def recall_cmd(
     ]
     if len(modes) > 1:
         raise UsageError(f"choose one mode: {' and '.join(modes)} cannot be combined")
+    if (deep or graph_depth) and modes:
+        raise UsageError("--deep and --graph-depth go with a plain QUERY, not a mode")
     if error_type and not as_failures:
         raise UsageError("--type goes with --failures")
     if threshold is not None and not as_triggers:
@@ -157,6 +169,9 @@ def recall_cmd(
         _context(app, project, limit, as_json)
     elif not text:
         raise UsageError("nothing to recall: give a QUERY (or a mode: --patterns, --failures, ...)")
+    elif deep or graph_depth:
+        _graph_recall(app, text, kinds, project, tags, (since, until), limit, show_all, explain,
+                      as_json, graph_depth, deep)  # fmt: skip
     else:
         _recall(app, text, kinds, project, tags, (since, until), limit, show_all, explain, as_json)
 
@@ -216,7 +231,9 @@ def _recall(
         return
     for hit in found:
         item = hit.to_dict()
-        echo(_line(item, score=True))
+        title = hit.title or _title(item)  # paths in it relative to the repository
+        head = style(f"{item['type']} {item['id']}", bold=True)
+        echo(f"{item['score']:.2f}  {head}  {title}")
         if hit.snippet:
             echo(style(f"      {hit.snippet}", dim=True))
         if explain:
@@ -224,10 +241,70 @@ def _recall(
             echo(f"      [{parts}]")
 
 
-def _patterns(app: App, text: str, project: str | None, limit: int, as_json: bool) -> None:
-    from lore.recall import patterns
+def _graph_recall(
+    app: App,
+    text: str,
+    kinds: tuple[str, ...],
+    project: str | None,
+    tags: tuple[str, ...],
+    period: tuple[str | None, str | None],
+    limit: int,
+    show_all: bool,
+    explain: bool,
+    as_json: bool,
+    depth: int,
+    deep: bool,
+) -> None:
+    """--deep / --graph-depth: recall through the knowledge graph (``lore.graph.recall``)."""
+    from lore.cli.graph import one_shot
+    from lore.graph.recall import graph_recall
+    from lore.recall import query_window
 
-    doc = patterns(app.store, text or None, project=_here(project), limit=limit)
+    since, until = period
+
+    found, via = graph_recall(
+        app.store,
+        text,
+        deep=deep,
+        depth=depth,
+        limit=limit,
+        kinds=kinds,
+        project=project,
+        tags=tags,
+        since=since,
+        until=until,
+        show_hidden=show_all,
+        here=_here(project),
+        one_shot=one_shot(),
+    )
+    window = query_window(text)
+    if as_json:
+        results = []
+        for hit in found:
+            item = hit.to_dict(explain=explain)
+            if explain and hit.record.id in via:
+                item["explain"]["via"] = via[hit.record.id]
+            results.append(item)
+        emit_json(
+            {"query": text, "window": window.to_dict() if window else None, "results": results}
+        )
+        return
+    if not found:
+        note(f"no matches for {text!r}")
+    for hit in found:
+        echo(_line(hit.to_dict(), score=True))
+        if explain:
+            parts = ", ".join(f"{k} {v:.3f}" for k, v in hit.parts.items() if k != "score")
+            echo(f"      [{parts}]")
+            for step in via.get(hit.record.id, ()):
+                echo(f"      via {step}")
+
+
+def _patterns(app: App, text: str, project: str | None, limit: int, as_json: bool) -> None:
+    """``recall --patterns`` and ``lore suggest``: one use case, one rendering."""
+    from lore.usecases.patterns import suggest
+
+    doc = suggest(app.store, text or None, project=_here(project), limit=limit)
     if as_json:
         emit_json(doc)
         return

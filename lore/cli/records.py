@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from lore.cli._app import App
-from lore.cli._output import console, echo, emit_json, json_option, warn
+from lore.cli._output import console, echo, emit_json, is_terminal, json_option, style, warn
 
 pass_app = click.make_pass_decorator(App)
 
@@ -42,7 +42,9 @@ def show_cmd(app: App, record_id: str, history: bool, as_json: bool) -> None:
     """Print the record with id RECORD_ID (any kind) in its latest state.
 
     With --json, prints the record exactly as stored, revisions folded in
-    (with --history: {"record": ..., "history": [...]}).
+    (with --history: {"record": ..., "history": [...]}). Evidence that supports
+    the record is listed after it (--json: an "evidence" array of evidence records,
+    present only when there is some).
     """
     from lore.api import record_history
     from lore.errors import NotFoundError
@@ -54,20 +56,42 @@ def show_cmd(app: App, record_id: str, history: bool, as_json: bool) -> None:
         raise
     revisions = record_history(app.store, record_id) if history else None
     _report_issues(app)
+    from lore.usecases.evidence import backing
+
+    evidence = backing(app.store, record.id)
+    render_record(record.to_dict(), record.kind, evidence, as_json=as_json, history=revisions)
+
+
+def render_record(
+    data: dict[str, Any],
+    kind: str,
+    evidence: list[dict[str, Any]],
+    *,
+    as_json: bool,
+    history: list[dict[str, Any]] | None = None,
+) -> None:
+    """A record as ``lore show`` prints it, followed by the evidence that backs it."""
     if as_json:
-        data = record.to_dict()
-        emit_json({"record": data, "history": revisions} if history else data)
+        out: dict[str, Any] = {"record": data, "history": history} if history is not None else data
+        if evidence:
+            out = {**out, "evidence": evidence}
+        emit_json(out)
         return
-    echo(f"{record.kind} {record.id}")
-    for key, value in record.to_dict().items():
+    echo(f"{kind} {data.get('id')}")
+    for key, value in data.items():
         if key == "id" or value in (None, "", [], {}):
             continue
         echo(f"  {key}: {_render_value(value)}")
-    if revisions:
+    if history:
         echo("history:")
-        for line in revisions:
+        for line in history:
             why = f"  ({line['reason']})" if line.get("reason") else ""
             echo(f"  {line.get('timestamp', '')}  {_render_value(line.get('set', line))}{why}")
+    if evidence:
+        echo("evidence:")
+        for item in evidence:
+            content = " ".join(str(item.get("content", "")).split())
+            echo(f"  {item['id']}  [{item.get('confidence')}]  {content}")
 
 
 @click.command(name="list")
@@ -91,7 +115,11 @@ def list_cmd(
 
     KIND is one of decision, pattern, anti-pattern, failure, observation,
     evidence, goal, session, project, concept, edge (plurals work too).
-    With --json, prints an array of records exactly as stored.
+    On a terminal: a table (id, when, title). To a pipe or file: one record per
+    line, "ID<TAB>YYYY-MM-DD HH:MM<TAB>TITLE", no header, never wrapped (the
+    title's whitespace collapsed to single spaces; FORCE_COLOR makes the id bold).
+    With --json, prints an array
+    of records exactly as stored.
     """
     from lore.api import list_records
     from lore.model import kind_class
@@ -105,6 +133,12 @@ def list_cmd(
         return
     if not records:
         echo(f"no {kind_class(kind).KIND.name} records")
+        return
+    if not is_terminal():
+        # A pipe or file: one record per line, tab-separated, never wrapped or padded.
+        for record in records:
+            when = record.timestamp[:16].replace("T", " ")
+            echo(f"{style(record.id, bold=True)}\t{when}\t{' '.join(record.title.split())}")
         return
     from rich.table import Table
 

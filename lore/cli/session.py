@@ -24,7 +24,13 @@ def _project(explicit: str | None) -> str | None:
 @click.option("--blocker", "blockers", multiple=True, help="A blocker (repeatable).")
 @click.option("--question", "questions", multiple=True, help="An open question (repeatable).")
 @click.option("--thread", "threads", multiple=True, help="An open thread (repeatable).")
+@click.option(
+    "--replace",
+    is_flag=True,
+    help="In a forked session: drop the inherited open items instead of adding to them.",
+)
 @click.option("--project", help="Project name (default: the git repository's name).")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the session's id.")
 @json_option
 @pass_app
 def handoff_cmd(
@@ -34,7 +40,9 @@ def handoff_cmd(
     blockers: tuple[str, ...],
     questions: tuple[str, ...],
     threads: tuple[str, ...],
+    replace: bool,
     project: str | None,
+    quiet: bool,
     as_json: bool,
 ) -> None:
     """End the current session with MESSAGE for the next one ("-" reads stdin).
@@ -45,6 +53,10 @@ def handoff_cmd(
     failures and observations captured during the session. Needs no set-up: with
     no open session it creates one covering everything since the last handoff.
 
+    Open items: the lists given here are the open items, settling the last
+    handoff's; in a session started by `lore resume --fork` they are added to the
+    inherited ones (merged), unless --replace. The reply says which happened.
+
     \b
     Example:
       lore handoff "Parser done; tests green." --next "wire the CLI" --blocker "CI quota"
@@ -53,6 +65,7 @@ def handoff_cmd(
     from lore.gitinfo import snapshot
 
     body = read_text(message, what="handoff message")
+    report: dict[str, Any] = {}
     session = handoff(
         app.store,
         body,
@@ -62,6 +75,8 @@ def handoff_cmd(
         questions=list(questions),
         threads=list(threads),
         git=snapshot(),
+        replace=replace,
+        report=report,
     )
     if as_json:
         emit_json(
@@ -71,11 +86,41 @@ def handoff_cmd(
                 "type": "session",
                 "timestamp": session.timestamp,
                 "record": session.to_dict(),
+                "open_items": report,
             }
         )
         return
+    if quiet:
+        echo(session.id)
+        return
     captured = sum(len(v) for v in session.captured.values())
-    echo(f"session {session.id} handed off ({captured} records captured)")
+    echo(f"session {session.id} handed off ({_count(captured, 'record')} captured)")
+    said = _open_items_note(report)
+    if said:
+        echo(said)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _open_items_note(report: dict[str, Any]) -> str | None:
+    """What happened to the open items the session inherited or the last handoff left."""
+    how, origin = report.get("how"), report.get("from")
+    inherited, added = report.get("inherited", 0), report.get("added", 0)
+    if how == "merged":
+        return (
+            f"open items: kept {inherited} inherited from {origin}, added {added} "
+            "(merged; --replace drops the inherited ones)"
+        )
+    if how == "replaced":
+        return f"open items: replaced the {inherited} inherited from {origin} with {added}"
+    if how == "settled":
+        return (
+            f"open items: this handoff's {added} replace the {inherited} left by {origin} "
+            "(in a session started by `lore resume --fork` they would be merged)"
+        )
+    return None
 
 
 @click.command(name="resume")
@@ -101,7 +146,8 @@ def resume_cmd(
     """Print what the last session left, most useful first.
 
     The last handoff (message, next steps, blockers, questions, open threads,
-    git state), recent decisions, relevant patterns and pitfalls, recurring
+    git state), the most important recent decisions (type, outcome, spec
+    quality, recency, recall count), relevant patterns and pitfalls, recurring
     failures (Rule of Three), open goals and decisions pending review. Read-only
     unless --fork, which starts a child session inheriting the open items. With
     no session at all, rebuilds context from recent records and git history.
@@ -128,11 +174,27 @@ def resume_cmd(
 
 
 @click.group(name="sessions", invoke_without_command=True)
+@click.option("--all", "show_all", is_flag=True, help="Include archived sessions (the list).")
+@click.option("--project", help="Only this project's sessions (the list).")
+@json_option
 @click.pass_context
-def sessions_cmd(ctx: click.Context) -> None:
-    """List and show sessions (default: list)."""
+def sessions_cmd(ctx: click.Context, show_all: bool, project: str | None, as_json: bool) -> None:
+    """List and show sessions (default: list).
+
+    The list's options work here too: `lore sessions --json` is `lore sessions
+    list --json`, and `lore sessions --json show ID` prints the session as JSON.
+    """
     if ctx.invoked_subcommand is None:
-        ctx.invoke(sessions_list_cmd)
+        ctx.invoke(sessions_list_cmd, show_all=show_all, project=project, as_json=as_json)
+    elif show_all or project:
+        from lore.errors import UsageError
+
+        raise UsageError("--all and --project go after `list` when a command is given")
+
+
+def _json_wanted(as_json: bool) -> bool:
+    """--json given on the command or on its group (`lore sessions --json show ID`)."""
+    return as_json or bool(click.get_current_context().meta.get("lore.json"))
 
 
 @sessions_cmd.command(name="list")
@@ -146,6 +208,7 @@ def sessions_list_cmd(
     """List sessions, newest first."""
     from lore.api import list_records
 
+    as_json = _json_wanted(as_json)
     sessions = list_records(app.store, "session", hidden=show_all, project=project)
     if as_json:
         emit_json([s.to_dict() for s in sessions])
@@ -166,7 +229,7 @@ def sessions_show_cmd(ctx: click.Context, session_id: str, as_json: bool) -> Non
     """Show one session (same as `lore show SESSION_ID`)."""
     from lore.cli.records import show_cmd
 
-    ctx.invoke(show_cmd, record_id=session_id, history=False, as_json=as_json)
+    ctx.invoke(show_cmd, record_id=session_id, history=False, as_json=_json_wanted(as_json))
 
 
 @click.group(name="transfer")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lore.model import Kind, Log, Record, register, text, texts
+from lore.model import Kind, Log, Record, ref, register, text, texts
 
 CONFIDENCES = ("preliminary", "confirmed", "contested", "superseded")
 
@@ -25,7 +25,23 @@ class Evidence(Record):
     provenance: str = ""
     confidence: str = text("preliminary", choices=CONFIDENCES)
     supports: list[str] = texts(ref="any")
+    derived_from: str | None = ref("observation")
 
     @property
     def hidden(self) -> bool:
-        return self.confidence == "superseded"
+        return self.confidence == "superseded" or super().hidden
+
+
+def check_confidence(value: str | None) -> str | None:
+    """A confidence level, normalized (stripped, lower-case); anything else is refused."""
+    if value is None:
+        return None
+    cleaned = value.strip().lower()
+    if cleaned not in CONFIDENCES:
+        from lore.errors import InvalidInputError
+
+        raise InvalidInputError(
+            f"evidence confidence must be one of {', '.join(CONFIDENCES)} (got {value!r})",
+            field="confidence",
+        )
+    return cleaned

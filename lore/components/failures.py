@@ -7,6 +7,7 @@ Three or more failures of one type is the Rule of Three: a pattern worth naming.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from lore.model import Kind, Log, Record, register, text
@@ -58,3 +59,45 @@ class Failure(Record):
                 )
             )
         return found
+
+
+_VOCABULARY = {name.lower(): name for name in RECOMMENDED_TYPES}
+
+
+def canonical_type(name: str) -> str:
+    """``name`` in the vocabulary's spelling when it is a recommended type in any case
+    (``nonzeroexit`` -> ``NonZeroExit``); otherwise ``name`` as given."""
+    return _VOCABULARY.get(name.lower(), name) if isinstance(name, str) else name
+
+
+def near_types(name: str, known: Iterable[str]) -> list[str]:
+    """The known error types within an edit or two of ``name`` (letter case ignored),
+    closest first: one edit for names under 6 characters, two from 6, none under 3."""
+    if name in known or len(name) < 3:
+        return []
+    limit = 1 if len(name) < 6 else 2
+    lowered = name.lower()
+    found = []
+    for other in set(known):
+        if other == name or not other:
+            continue
+        distance = _distance(lowered, other.lower(), limit)
+        if distance <= limit:
+            found.append((distance, other))
+    return [other for _, other in sorted(found)]
+
+
+def _distance(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance of ``a`` and ``b``, or ``limit + 1`` once it must exceed it
+    (types are short and few: plain Python, no rapidfuzz import on the capture path)."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        if min(current) > limit:
+            return limit + 1
+        previous = current
+    return previous[-1]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lore.model import Kind, Log, Record, register, text
+from lore.model import Kind, Log, Record, ref, register, text
 
 STATUSES = ("raw", "promoted", "discarded")
 
@@ -23,3 +23,38 @@ class Observation(Record):
 
     content: str = text(required=True)
     status: str = text("raw", choices=STATUSES)
+    promoted_to: str | None = ref("any")
+    discard_reason: str = ""
+
+
+PROMOTE_TO = ("decision", "pattern", "evidence")
+
+
+def check_status(value: str | None) -> str | None:
+    """A triage status, normalized; ``all`` means every status (None)."""
+    if value is None or value.strip().lower() == "all":
+        return None
+    cleaned = value.strip().lower()
+    if cleaned not in STATUSES:
+        from lore.errors import InvalidInputError
+
+        raise InvalidInputError(
+            f"observation status must be one of {', '.join(STATUSES)} or all (got {value!r})",
+            field="status",
+        )
+    return cleaned
+
+
+def check_triage(observation: Observation) -> None:
+    """Only a raw observation can be promoted or discarded; say what happened to it."""
+    from lore.errors import InvalidInputError
+
+    if observation.status == "promoted":
+        raise InvalidInputError(
+            f"{observation.id} was already promoted to {observation.promoted_to}",
+            id=observation.id,
+            promoted_to=observation.promoted_to,
+        )
+    if observation.status == "discarded":
+        why = f" ({observation.discard_reason})" if observation.discard_reason else ""
+        raise InvalidInputError(f"{observation.id} was discarded{why}", id=observation.id)

@@ -47,6 +47,9 @@ class Decision(Record):
     status: str = text("active", choices=STATUSES)
     superseded_by: str | None = ref("decision")
     spec_quality: float = 0.0
+    supersedes: list[str] = texts(ref="decision")
+    contradicts: list[str] = texts(ref="decision")
+    derived_from: str | None = ref("observation")
 
 
 # A decision's completeness: what a later reader needs to trust and reuse it.
@@ -79,20 +82,30 @@ def spec_quality(decision: Decision) -> float:
     return round(score, 2)
 
 
+_BRACKETED = re.compile(r"[ \t]*\[\s*(because|vs)\s*:\s*([^\[\]]*)\][ \t]*", re.IGNORECASE)
+
+
 def parse_inline(sentence: str) -> tuple[str, str, list[str]]:
     """Split ``"X because: why vs: a, b"`` into (decision, rationale, alternatives).
 
-    Either marker may be absent and they may come in either order.
+    Either marker may be absent and they may come in either order; each may also be
+    bracketed (``X [because: why] [vs: a, b]``), mixed with the bare form in any order.
     """
-    decision, rationale, alternatives = sentence, "", []
-    parts = re.split(r"\s*\b(because|vs):\s*", sentence, flags=re.IGNORECASE)
-    if len(parts) > 1:
-        decision = parts[0]
-        for marker, value in zip(parts[1::2], parts[2::2]):
-            if marker.lower() == "because":
-                rationale = value.strip()
-            else:
-                alternatives = [a.strip() for a in value.split(",") if a.strip()]
+    found: dict[str, str] = {}
+
+    def take(match: re.Match[str]) -> str:
+        found.setdefault(match.group(1).lower(), match.group(2).strip())
+        return " "
+
+    rest = _BRACKETED.sub(take, sentence)
+    if found:  # where two bracketed markers stood side by side
+        rest = re.sub(r"[ \t]{2,}", " ", rest)
+    parts = re.split(r"\s*\b(because|vs):\s*", rest, flags=re.IGNORECASE)
+    decision = parts[0]
+    for marker, value in zip(parts[1::2], parts[2::2]):
+        found.setdefault(marker.lower(), value.strip())
+    rationale = found.get("because", "")
+    alternatives = [a.strip() for a in found.get("vs", "").split(",") if a.strip()]
     return decision.strip(), rationale, alternatives
 
 
@@ -141,3 +154,58 @@ def unique(items: list[str]) -> list[str]:
             seen.add(item)
             out.append(item)
     return out
+
+
+# --- the rules of a decision's life (journal commands; lore.journal applies them) -------
+
+CONTRADICTION_MIN_SHARED = 2  # entities a new decision must share with an active one
+
+
+def shared_entities(a: list[str], b: list[str]) -> list[str]:
+    """The entities of ``a`` that ``b`` also names (case-insensitive), in ``a``'s order."""
+    theirs = {e.lower() for e in b if isinstance(e, str)}
+    return unique([e for e in a if isinstance(e, str) and e.lower() in theirs])
+
+
+def check_choice(name: str, value: str | None, allowed: tuple[str, ...]) -> str | None:
+    """``value`` normalized (stripped, lower-case) if it is one of ``allowed``; else refused."""
+    if value is None:
+        return None
+    from lore.errors import InvalidInputError
+
+    cleaned = value.strip().lower()
+    if cleaned not in allowed:
+        raise InvalidInputError(
+            f"decision {name} must be one of {', '.join(allowed)} (got {value!r})", field=name
+        )
+    return cleaned
+
+
+def update_changes(
+    state: dict[str, object],
+    *,
+    outcome: str | None = None,
+    rationale: str | None = None,
+    lesson: str | None = None,
+    tags: list[str] | None = None,
+    type: str | None = None,
+) -> dict[str, object]:
+    """The fields an update changes (only those that differ from ``state``)."""
+    wanted: dict[str, object] = {}
+    if outcome is not None:
+        wanted["outcome"] = check_choice("outcome", outcome, OUTCOMES)
+    if type is not None:
+        wanted["type"] = check_choice("type", type, TYPES)
+    if rationale is not None:
+        wanted["rationale"] = rationale.strip()
+    if lesson is not None:
+        wanted["lesson_learned"] = lesson.strip()
+    if tags is not None:
+        wanted["tags"] = tags
+    return {k: v for k, v in wanted.items() if state.get(k) != v}
+
+
+def with_link(ids: object, other: str) -> list[str] | None:
+    """``ids`` plus ``other``, or None when it is already there (linking is idempotent)."""
+    current = [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+    return None if other in current else [*current, other]

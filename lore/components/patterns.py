@@ -1,4 +1,5 @@
-"""patterns: what did we learn? Patterns and anti-patterns, one YAML file each.
+"""patterns: what did we learn? Patterns and anti-patterns, one YAML file each, and the
+rules that move a pattern's confidence (validate, flag) and invert a harmful one.
 
 ``patterns/data/patterns/pat-*.yaml`` and ``patterns/data/anti-patterns/anti-*.yaml``:
 one file per record, so two clones adding different patterns never conflict, and
@@ -7,11 +8,13 @@ hand-written comments survive lore's own updates.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
-from lore.model import Dir, Kind, Record, register, text, texts
+from lore.model import HIDDEN_STATUSES, Dir, Kind, Record, ref, register, text, texts
 
-STATUSES = ("active", "retracted", "superseded")
+STATUSES = ("active", "retracted", "superseded", "deprecated")
+ANTI_STATUSES = ("active", "retracted", "superseded")
 SEVERITIES = ("low", "medium", "high", "critical")
 # Most urgent first (0); goals' priorities use the same four levels.
 SEVERITY_RANK = {name: rank for rank, name in enumerate(reversed(SEVERITIES))}
@@ -39,6 +42,14 @@ class Pattern(Record):
     validations: int = 0
     examples: list[str] = texts()
     status: str = text("active", choices=STATUSES)
+    # Each flag: {"timestamp", "type" (one of FLAG_TYPES), "reason"}.
+    flags: list[dict[str, Any]] = field(default_factory=list)
+    inverted_to: str | None = ref("anti-pattern")
+
+    @property
+    def hidden(self) -> bool:
+        # A deprecated (inverted) pattern is never suggested again.
+        return self.status in HIDDEN_STATUSES or self.status == "deprecated"
 
     def problems(self) -> list[tuple[str, str]]:
         found = super().problems()
@@ -67,4 +78,66 @@ class AntiPattern(Record):
     fix: str = ""
     severity: str = text("medium", choices=SEVERITIES)
     category: str = ""
-    status: str = text("active", choices=STATUSES)
+    status: str = text("active", choices=ANTI_STATUSES)
+    inverted_from: str | None = ref("pattern")
+
+
+# --- confidence and inversion rules -------------------------------------------------
+
+VALIDATION_STEP = 0.1  # what one validation (or a successful linked decision) adds
+FLAG_TYPES = ("harmful", "obsolete", "incorrect")
+# What one flag of each type takes off a pattern's confidence.
+FLAG_PENALTY = {"harmful": 0.2, "incorrect": 0.15, "obsolete": 0.1}
+INVERSION_THRESHOLD = 3  # harmful flags that invert a pattern
+AVOID_PREFIX = "Avoid: "
+
+
+def validated(confidence: float) -> float:
+    """Confidence after one validation: ``+VALIDATION_STEP``, at most 1.0.
+
+    Rounded to 6 places: drops float noise (0.7 + 0.1) yet keeps the step exact.
+    """
+    return round(min(1.0, float(confidence) + VALIDATION_STEP), 6)
+
+
+def flagged(confidence: float, flag_type: str) -> float:
+    """Confidence after one flag of ``flag_type``: ``-FLAG_PENALTY[type]``, at least 0."""
+    return round(max(0.0, float(confidence) - FLAG_PENALTY[flag_type]), 6)
+
+
+def harmful_count(flags: list[Any]) -> int:
+    return sum(1 for f in flags if isinstance(f, dict) and f.get("type") == "harmful")
+
+
+def should_invert(state: dict[str, Any]) -> bool:
+    """A pattern inverts once it holds INVERSION_THRESHOLD harmful flags and has no
+    inversion yet (``inverted_to`` set means it already happened: never twice)."""
+    flags = state.get("flags")
+    return (
+        not state.get("inverted_to")
+        and isinstance(flags, list)
+        and harmful_count(flags) >= INVERSION_THRESHOLD
+    )
+
+
+def inversion_name(name: str) -> str:
+    return f"{AVOID_PREFIX}{name}"
+
+
+def inversion_fields(state: dict[str, Any]) -> dict[str, Any]:
+    """The ``Avoid: NAME`` anti-pattern's fields, from the pattern's state and its flags."""
+    reasons = [
+        str(f.get("reason", "")).strip()
+        for f in state.get("flags") or []
+        if isinstance(f, dict) and f.get("type") == "harmful"
+    ]
+    solution = str(state.get("solution") or "").strip()
+    return {
+        "name": inversion_name(str(state.get("name", ""))),
+        "symptom": f"Applying it: {solution}" if solution else "Applying it",
+        "risk": "; ".join(dict.fromkeys(r for r in reasons if r)),
+        "fix": f"Stop applying it; {state.get('id')} says why it was deprecated",
+        "severity": "high",
+        "category": str(state.get("category") or ""),
+        "inverted_from": state.get("id"),
+    }

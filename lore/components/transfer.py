@@ -54,7 +54,6 @@ class Session(Record):
 
 SESSION_ID_RE = re.compile(r"^session-[0-9a-z][0-9a-z-]{3,63}$")
 CAPTURED_KINDS = ("decision", "pattern", "failure", "observation")
-FIRST_WINDOW_HOURS = 24  # with no earlier handoff, a handoff gathers this much history
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -177,12 +176,20 @@ def last_handoff(store: Any, project: str | None, index: Any = None) -> Session 
 
 
 def captured_during(
-    store: Any, session: Session, since: str | None, index: Any = None
-) -> dict[str, list[str]]:
-    """Ids of records made in ``session``: tagged with its id, or untagged records of
-    the same project captured since ``since``. Read from the derived index (``index``,
-    or the store's, refreshed), in the order the store lists them (file order for
-    logs, time order for documents)."""
+    store: Any,
+    session: Session,
+    since: str | None,
+    index: Any = None,
+    *,
+    everything: bool = False,
+    inclusive: bool = False,
+) -> tuple[dict[str, list[str]], str | None]:
+    """Ids of records made in ``session``, and the earliest one's timestamp.
+
+    Records tagged with its id, or untagged records of the same project captured after
+    ``since`` (at or after it with ``inclusive``; all of them with ``everything``). Read
+    from the derived index (``index``, or the store's, refreshed), in the order the store
+    lists them (file order for logs, time order for documents)."""
     from lore.index import open_index
     from lore.model import Log
 
@@ -190,9 +197,12 @@ def captured_during(
     own = idx.code("sessions", session.id)
     untagged = idx.code("sessions", None)
     after = clock.parse_timestamp(since).timestamp() if since else None
+    if after is None and everything:
+        after = float("-inf")
     project = idx.project_code(session.project) if session.project is not None else None
     sess, ts, proj, off = idx.sess, idx.ts, idx.proj, idx.off
     out: dict[str, list[str]] = {}
+    earliest: int | None = None
     for kind in CAPTURED_KINDS:
         docs = [
             d
@@ -201,10 +211,13 @@ def captured_during(
             or (
                 sess[d] == untagged
                 and after is not None
-                and ts[d] > after
+                and (ts[d] > after or (inclusive and ts[d] == after))
                 and (project is None or proj[d] == project)
             )
         ]
+        if docs:
+            first = min(docs, key=ts.__getitem__)
+            earliest = first if earliest is None or ts[first] < ts[earliest] else earliest
         if isinstance(kind_class(kind).KIND.storage, Log):
             docs.sort(key=off.__getitem__)
             ids = [idx.id_of(d) for d in docs]
@@ -212,7 +225,48 @@ def captured_during(
             ids = [rid for _, rid in sorted((ts[d], idx.id_of(d)) for d in docs)]
         if ids:
             out[kind] = ids
+    found = idx.fetch(store, earliest).timestamp if earliest is not None else None
+    return out, found
+
+
+OPEN_ITEMS = ("next_steps", "blockers", "questions", "threads")
+
+
+def handoff_texts(
+    message: str, lists: dict[str, list[str] | None]
+) -> tuple[str, dict[str, list[str]]]:
+    """Every text a handoff stores, cleaned in one place: the message stripped (refused
+    when blank), list items stripped, blanks dropped, repeats dropped."""
+    if not message or not message.strip():
+        raise UsageError("a handoff needs a message")
+    return message.strip(), {key: _merge([], lists.get(key) or []) for key in OPEN_ITEMS}
+
+
+def _merge(first: list[str], then: list[str]) -> list[str]:
+    """``first`` then the items of ``then`` not already there (stripped, blanks dropped)."""
+    out: list[str] = []
+    for item in (*first, *then):
+        text = item.strip() if isinstance(item, str) else ""
+        if text and text not in out:
+            out.append(text)
     return out
+
+
+def open_items(session: Session) -> dict[str, list[str]]:
+    """What ``session`` leaves open: its four lists, less an automatic handoff's own
+    requests (those are what the transcript showed, not items anyone left open)."""
+    auto = session.extra.get("auto")
+    requests = auto.get("requests") if isinstance(auto, dict) else None
+    own = set(requests) if isinstance(requests, list) else set()
+    items = {key: list(getattr(session, key) or []) for key in OPEN_ITEMS}
+    items["threads"] = [t for t in items["threads"] if t not in own]
+    return items
+
+
+def _carried_from(session: Session) -> str | None:
+    auto = session.extra.get("auto")
+    found = auto.get("carried_from") if isinstance(auto, dict) else None
+    return found if isinstance(found, str) else None
 
 
 def handoff(
@@ -226,54 +280,101 @@ def handoff(
     threads: list[str] | None = None,
     git: dict[str, Any] | None = None,
     extra: dict[str, Any] | None = None,
+    source: str = "manual",
+    summary: str | None = None,
+    carry: bool = False,
+    replace: bool = False,
+    report: dict[str, Any] | None = None,
 ) -> Session:
     """Close the open session (creating one if none is open) with a handoff note.
 
-    ``extra`` adds fields of its own (an automatic handoff records what it saw).
+    Open items (next steps, blockers, questions, threads): a forked session keeps the
+    ones it inherited and adds the handoff's (``replace`` drops the inherited ones);
+    ``carry`` (an automatic handoff) keeps the previous handoff's and adds its own;
+    otherwise the handoff's lists are the open items, settling the previous ones.
+    ``report``, when given, is filled with what happened to them: ``{"how": "merged",
+    "replaced", "carried", "settled" or "new", "from": session id or None, "inherited":
+    n, "added": n}``. ``extra`` adds fields of its own (an automatic handoff records
+    what it saw); ``summary`` replaces the message's first sentence as the summary.
     """
-    from datetime import timedelta
-
-    if not message or not message.strip():
-        raise UsageError("a handoff needs a message")
+    text, given = handoff_texts(
+        message,
+        {
+            "next_steps": next_steps,
+            "blockers": blockers,
+            "questions": questions,
+            "threads": threads,
+        },
+    )
     session_id = current_session_id(store, project)
     session = store.find(session_id) if session_id else None
     from lore.index import open_index
 
     index = open_index(store)  # once: the last handoff and the captured ids both need it
     now = clock.now()
+    previous = last_handoff(store, project, index)
     if session is None:
-        previous = last_handoff(store, project, index)
         since = previous.ended_at if previous is not None else None
-        if since is None:
-            start_dt = clock.parse_timestamp(now) - timedelta(hours=FIRST_WINDOW_HOURS)
-            since = start_dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         # Closed at once below: no pointer to write (nor to fail on a read-only cache).
         session = start(store, project=project, session_id=session_id, point=False)
-        session.started_at = since
-    since = session.started_at
+        captured, earliest = captured_during(store, session, since, index, everything=True)
+        # The window opens at the first record captured since the previous handoff.
+        started = earliest or now
+    else:
+        started = session.started_at or session.timestamp
+        captured, _ = captured_during(store, session, started, index, inclusive=True)
+    lists, info = _settle(session, previous, given, carry=carry, replace=replace)
     changes: dict[str, Any] = {
         "status": "closed",
-        "started_at": since,
+        "started_at": started,
         "ended_at": now,
-        "message": message.strip(),
-        "summary": summarize(message),
-        "next_steps": list(next_steps or []),
-        "blockers": list(blockers or []),
-        "questions": list(questions or []),
-        "threads": list(threads or []),
+        "message": text,
+        "summary": summary or summarize(text),
+        **lists,
         "git": git,
-        "captured": captured_during(store, session, since, index),
+        "captured": captured,
+        "source": source,
         **(extra or {}),
     }
-    if session.parent:
-        # A fork's inherited items carry over unless the handoff restates them.
-        for key in ("next_steps", "blockers", "questions", "threads"):
-            if not changes[key]:
-                changes[key] = list(getattr(session, key))
+    if carry and info["from"] and isinstance(changes.get("auto"), dict):
+        changes["auto"] = {**changes["auto"], "carried_from": info["from"]}
     closed = store.revise(session.id, changes)
     if not env_session_id():
         _set_pointer(store, project, None)
+    if report is not None:
+        report.update(info)
     return closed
+
+
+def _settle(
+    session: Session,
+    previous: Session | None,
+    given: dict[str, list[str]],
+    *,
+    carry: bool,
+    replace: bool,
+) -> tuple[dict[str, list[str]], dict[str, Any]]:
+    """The open items a handoff stores, and what happened to the earlier ones."""
+    added = sum(map(len, given.values()))
+    origin: str | None
+    if session.parent:
+        inherited = {key: list(getattr(session, key) or []) for key in OPEN_ITEMS}
+        origin, how = session.parent, "replaced" if replace else "merged"
+    elif previous is not None and (carry or previous.id != session.id):
+        inherited = open_items(previous)
+        origin = previous.id
+        if previous.id == session.id:  # an automatic handoff closing its session again
+            origin = _carried_from(previous)
+        how = "carried" if carry else "settled"
+    else:  # the first handoff, or a session handed off again by hand: its lists restate
+        inherited, origin, how = {key: [] for key in OPEN_ITEMS}, None, "new"
+    count = sum(map(len, inherited.values()))
+    info: dict[str, Any] = {"how": how, "from": origin, "inherited": count, "added": added}
+    if count == 0:
+        info["how"], info["from"] = "new", None
+    if how in ("merged", "carried"):
+        return {key: _merge(inherited[key], given[key]) for key in OPEN_ITEMS}, info
+    return given, info
 
 
 def prune(store: Any, *, days: int = 30, dry_run: bool = False) -> list[Session]:

@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from lore import clock
 from lore.errors import LoreError
 from lore.model import Dir, Log, Record, kind_class
 from lore.store import Store, fold, read_fast
@@ -31,13 +32,15 @@ SEARCH_KINDS = (
 DEDUPE_KINDS = ("decision", "pattern", "anti-pattern")  # as lore.capture checks them
 
 # Per-record columns and their array typecodes: time (epoch seconds), project code,
-# static importance, weighted length, the creation line's byte offset and length (logs;
-# -1 for documents), the failure group (error type) code, the session_id code and the
-# context code (the session_id, else the record's tags; recall's neighbours share it).
+# static importance, a decision's resume weight, weighted length, the creation line's
+# byte offset and length (logs; -1 for documents), the failure group (error type) code,
+# the session_id code and the context code (the session_id, else the record's tags;
+# recall's neighbours share it).
 _ARRAYS = {
     "ts": "d",
     "proj": "I",
     "imp": "f",
+    "dw": "f",
     "dl": "I",
     "off": "q",
     "ln": "I",
@@ -46,6 +49,7 @@ _ARRAYS = {
     "ctx": "I",
 }
 _NOT = bytes([1] + [0] * 255)  # translate table: 0 -> 1, anything else -> 0
+BLANKET_MIN_RECORDS = 3  # as lore.index.tagwords counts a project's blanket tags
 
 
 def _unpack(data: Any, code: str = "I") -> array:
@@ -81,6 +85,7 @@ class Columns:
         self.ts = array("d")
         self.proj = array("I")
         self.imp = array("f")
+        self.dw = array("f")  # a decision's resume weight (write.decision_weight), else 0
         self.dl = array("I")
         self.off = array("q")
         self.ln = array("I")
@@ -107,9 +112,13 @@ class Columns:
         self._codes: dict[str, dict[Any, int]] = {}
         self._by_id: dict[str, int] | None = None
         self._group_counts: list[int] | None = None
+        self._blanket: set[int] | None = None  # blanket_contexts() answer
         self._docs: dict[tuple[str, bool, bool], list[int]] = {}  # docs() answers
         self._kind_bytes: bytes | None = None  # the kinds column as bytes, for docs()
         self.changed = False
+        # Who numbered these records: a new index, or a compaction, draws a new one, so a
+        # reader that remembers record numbers (the graph snapshot) knows they moved.
+        self.build = clock.new_id("index")
 
     def _thaw(self) -> None:
         """Copy the memory-mapped columns into growable arrays, before the first change."""
@@ -165,6 +174,23 @@ class Columns:
                 counts[self.grp[doc]] -= 1
             self._group_counts = counts
         return self._group_counts
+
+    def blanket_contexts(self) -> set[int]:
+        """Context codes (``ctx``) made of tags that every record of their project (at least
+        BLANKET_MIN_RECORDS) carries: such tags name a project, not a thread, so records
+        sharing only them are not each other's context."""
+        if self._blanket is None:
+            live = [d for d in range(len(self.ctx)) if d not in self.dead] if self.dead else None
+            ctx = self.ctx if live is None else [self.ctx[d] for d in live]
+            proj = self.proj if live is None else [self.proj[d] for d in live]
+            sizes = Counter(proj)
+            self._blanket = {
+                c
+                for (c, p), n in Counter(zip(ctx, proj)).items()
+                if c and n == sizes[p] and n >= BLANKET_MIN_RECORDS
+                and str(self.contexts[c]).startswith("t:")
+            }  # fmt: skip
+        return self._blanket
 
     def group_count(self, group: int) -> int:
         """How many live failures share the group (error type) ``group``."""

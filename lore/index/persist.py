@@ -14,7 +14,7 @@ from lore.index.refresh import Refreshable
 from lore.paths import DataRoot
 from lore.store import Store
 
-INDEX_SCHEMA = 10
+INDEX_SCHEMA = 12
 MAGIC = b"LOREIDX\x00"
 
 
@@ -88,6 +88,7 @@ class Index(Refreshable):
             "regions": regions,
             "columns": at,
             "group_counts": self._live_groups(),
+            "blanket": sorted(self.blanket_contexts()),
             "projects": self.projects,
             "groups": self.groups,
             "sessions": self.sessions,
@@ -99,6 +100,7 @@ class Index(Refreshable):
             "tags": {k: v if isinstance(v, bytes) else v.tobytes() for k, v in self.tags.items()},
             "blob": offset,
             "dead": self.dead,
+            "build": self.build,
         }
         packed = marshal.dumps(meta)
         head = [_header(), len(packed).to_bytes(8, "little"), packed]
@@ -136,6 +138,7 @@ class Index(Refreshable):
             index._ids, index._ids_text = None, column("ids")
             index._ids_at = column("ids_at", "I")  # type: ignore[assignment]
             index._group_counts = meta["group_counts"]
+            index._blanket = set(meta["blanket"])
             index.kinds = column("kinds")  # type: ignore[assignment]
             index.hidden = column("hidden")  # type: ignore[assignment]
             index.flags = column("flags")  # type: ignore[assignment]
@@ -155,6 +158,7 @@ class Index(Refreshable):
             ):
                 setattr(index, name, meta[name])
             index.dead = meta["dead"]
+            index.build = meta["build"]
             index.blob = view[base + meta["columns"] :]
             index._vocab, index._vocab_raw = None, column("vocab")
             index._entities, index._entities_raw = None, column("entities")

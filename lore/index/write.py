@@ -65,6 +65,7 @@ class Writable(Columns):
         project = record.project if isinstance(record.project, str) else None
         self.proj.append(self._intern("projects", project))
         self.imp.append(search.importance(kind.name, record.__dict__))
+        self.dw.append(decision_weight(record.__dict__) if kind.name == "decision" else 0.0)
         self.dl.append(length)
         self.off.append(span[0])
         self.ln.append(span[1])
@@ -84,6 +85,7 @@ class Writable(Columns):
         if self._by_id is not None:
             self._by_id[record.id] = doc
         self._group_counts = None
+        self._blanket = None
         self._docs = {}
         self._kind_bytes = None
         self.changed = True
@@ -94,6 +96,7 @@ class Writable(Columns):
             return
         self.dead.add(doc)
         self._group_counts = None
+        self._blanket = None
         self._docs = {}
         self._kind_bytes = None
         if self._by_id is not None and self._by_id.get(self.id_of(doc)) == doc:
@@ -149,12 +152,41 @@ class Writable(Columns):
                 docs = _unpack(source["docs"], "i")
                 source["docs"] = array("i", (remap[d] if d >= 0 else -1 for d in docs)).tobytes()
         self.dead = set()
+        self.build = clock.new_id("index")
         self._terms = None
         self._by_id = None
         self._group_counts = None
+        self._blanket = None
         self._docs = {}
         self._kind_bytes = None
         self.changed = True
+
+
+# What lore resume ranks decisions by, besides recency and recall (see lore.resume).
+DECISION_TYPE_WEIGHT = {
+    "architecture": 1.0,
+    "implementation": 0.6,
+    "process": 0.6,
+    "tooling": 0.5,
+    "refactor": 0.5,
+    "bugfix": 0.5,
+    "naming": 0.3,
+    "other": 0.3,
+}
+W_DECISION_TYPE, W_DECISION_OUTCOME, W_DECISION_SPEC = 0.25, 0.25, 0.20
+
+
+def decision_weight(state: dict[str, Any]) -> float:
+    """The part of a decision's resume rank its own fields decide (kept in the index):
+    W_DECISION_TYPE * type weight + W_DECISION_OUTCOME * importance (outcome, lesson)
+    + W_DECISION_SPEC * spec_quality."""
+    kind = DECISION_TYPE_WEIGHT.get(str(state.get("type")), DECISION_TYPE_WEIGHT["other"])
+    spec = max(0.0, min(1.0, search._number(state.get("spec_quality"), 0.0)))
+    return (
+        W_DECISION_TYPE * kind
+        + W_DECISION_OUTCOME * search.importance("decision", state)
+        + W_DECISION_SPEC * spec
+    )
 
 
 def _flag(record: Record) -> int:
@@ -172,11 +204,13 @@ def _flag(record: Record) -> int:
 
 def _context(record: Record, session_id: str | None) -> str | None:
     """What a record's neighbours must share with it to be its context: its session, or
-    for a record without one its tags (records imported from one thread carry the same)."""
+    for a record without one its tags besides its project's name (records imported from
+    one thread carry the same); None (no context) for a record with neither."""
     if session_id:
         return "s:" + session_id
     tags = record.tags if isinstance(record.tags, list) else []
-    named = sorted(t for t in tags if isinstance(t, str))
+    own = record.project  # capture tags a record with its project: that names no thread
+    named = sorted({t for t in tags if isinstance(t, str) and t != own})
     return "t:" + "\x1f".join(named) if named else None
 
 
@@ -188,8 +222,8 @@ def _facts(record: Record) -> tuple[Any, ...] | None:
     """The few fields ``lore resume`` chooses by, so it reads only the records it shows.
 
     session: (status, ended_at or timestamp, project or None);
-    pattern: (confidence, validations); anti-pattern: (severity, name);
-    goal: (status, priority). Only marshal-safe plain values.
+    pattern: (confidence, validations);
+    anti-pattern: (severity, name); goal: (status, priority). Only marshal-safe plain values.
     """
     kind = record.KIND.name
     state = record.__dict__

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -55,6 +56,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "status": "active",
         "superseded_by": None,
         "spec_quality": 0.0,
+        "supersedes": [],
+        "contradicts": [],
+        "derived_from": None,
     },
     "pattern": {
         "name": "TEXT",
@@ -67,6 +71,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "validations": 0,
         "examples": [],
         "status": "active",
+        "flags": [],
+        "inverted_to": None,
     },
     "anti-pattern": {
         "name": "TEXT",
@@ -76,10 +82,17 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "severity": "medium",
         "category": "",
         "status": "active",
+        "inverted_from": None,
     },
     "failure": {"error_type": "", "error_message": "TEXT", "tool": "", "step": ""},
-    "observation": {"content": "TEXT", "status": "raw"},
-    "evidence": {"content": "TEXT", "provenance": "", "confidence": "preliminary", "supports": []},
+    "observation": {"content": "TEXT", "status": "raw", "promoted_to": None, "discard_reason": ""},
+    "evidence": {
+        "content": "TEXT",
+        "provenance": "",
+        "confidence": "preliminary",
+        "supports": [],
+        "derived_from": None,
+    },
     "concept": {
         "name": "TEXT",
         "description": "",
@@ -182,24 +195,55 @@ def test_kind_flag_makes_that_kind(run: Run, data_dir: Path, kind: str) -> None:
 @pytest.mark.parametrize(
     ("args", "kind"),
     [
-        (["--error-type", "Timeout", "--symptom", "s", "--solution", "s"], "failure"),
-        (["--risk", "r", "--solution", "s", "--provenance", "p"], "anti-pattern"),
-        (["--problem", "p", "--provenance", "p", "--rationale", "r"], "pattern"),
-        (["--supports", "dec-1", "--type", "tooling", "--alias", "a"], "evidence"),
-        (["--lesson", "l", "--description", "d"], "decision"),
+        (["--error-type", "Timeout", "--tool", "t", "--step", "s"], "failure"),
+        (["--risk", "r", "--category", "c", "--severity", "low"], "anti-pattern"),
+        (["--problem", "p", "--category", "c", "--confidence", "0.5"], "pattern"),
+        (["--supports", "dec-1", "--provenance", "p"], "evidence"),
+        (["--lesson", "l", "--type", "tooling"], "decision"),
         (["--description", "d"], "concept"),
         ([], "observation"),
         (["--confidence", "0.8"], "pattern"),
         (["--confidence", "confirmed"], "evidence"),
-        (["--confidence", "Contested", "--rationale", "r"], "evidence"),
+        (["--confidence", "Contested", "--provenance", "p"], "evidence"),
     ],
 )
 def test_flags_route(run: Run, args: list[str], kind: str, targets: list[str]) -> None:
     result = run("capture", "Routing text", *args, "--json")
     data = one_json(result)
-    if kind == "failure":  # routed to failure, where --error-type is what makes it valid
+    if kind != "evidence":  # (evidence's --supports dec-1 does not exist: exit 4)
         assert result.exit_code == 0, result.stderr
     assert data["type"] == kind
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--error-type", "Timeout", "--symptom", "s", "--solution", "s"],
+            "not a flag of a failure: --solution (pattern), --symptom (anti-pattern)",
+        ),
+        (
+            ["--problem", "p", "--provenance", "p", "--rationale", "r"],
+            "not a flag of a pattern: --provenance (evidence), --rationale (decision)",
+        ),
+        (
+            ["--confidence", "0.8", "--provenance", "p"],
+            "not a flag of a pattern: --provenance (evidence)",
+        ),
+        (
+            ["--lesson", "l", "--description", "d"],
+            "not a flag of a decision: --description (concept)",
+        ),
+    ],
+)
+def test_flags_of_two_families_are_a_usage_error(
+    run: Run, data_dir: Path, args: list[str], message: str
+) -> None:
+    result = run("capture", "Routing text", *args, "--json")
+    assert result.exit_code == 2
+    assert one_json(result)["error"] == f"{message}; nothing was written"
+    assert one_json(result)["code"] == "usage"
+    assert snapshot(data_dir) == {}
 
 
 def test_confidence_number_is_a_pattern_and_level_is_evidence(run: Run, data_dir: Path) -> None:
@@ -223,38 +267,39 @@ def test_two_kind_flags_are_a_usage_error(run: Run, data_dir: Path) -> None:
     assert snapshot(data_dir) == {}
 
 
-def test_flags_of_another_kind_are_ignored_with_a_warning(run: Run, data_dir: Path) -> None:
+def test_flags_of_another_kind_are_a_usage_error(run: Run, data_dir: Path) -> None:
     result = run(
         "capture", "Use X", "--decision", "--solution", "s", "--tool", "t", "-r", "why", "--json"
     )
-    record = captured(result)
-    assert result.stderr == "lore: warning: ignored --solution, --tool: not a field of a decision\n"
-    assert record == expected("decision", record["id"], "Use X", rationale="why", spec_quality=0.3)
-    assert stored(data_dir, "decision") == [record]
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "lore: error: not a flag of a decision: --solution (pattern), --tool (failure); "
+        "nothing was written\n"
+    )
     result = run("capture", "CI is slow", "--observation", "--alias", "a", "-q")
-    assert result.exit_code == 0
-    assert result.stderr == "lore: warning: ignored --alias: not a field of an observation\n"
-    assert "aliases" not in stored(data_dir, "observation")[0]
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        "lore: error: not a flag of an observation: --alias (concept); nothing was written\n"
+    )
+    assert snapshot(data_dir) == {}
 
 
-def test_ignored_warning_names_the_flag_as_typed(run: Run, data_dir: Path) -> None:
+def test_foreign_flag_error_names_every_flag_as_typed(run: Run, data_dir: Path) -> None:
     from lore.cli.capture import FIELD_OPTIONS
 
     args: list[str] = []
     flags = []
-    for decls, name, _, _ in FIELD_OPTIONS:
+    for decls, _name, _, _ in FIELD_OPTIONS:
         long = next(d for d in decls if d.startswith("--"))
-        if name in ("content", "status"):  # not field flags of capture
-            continue
         args += [long, "1"]
         flags.append(long)
     result = run("capture", "x", "--observation", *args, "-q")
-    assert result.exit_code == 0, result.stderr
-    assert result.stderr == (
-        f"lore: warning: ignored {', '.join(sorted(flags))}: not a field of an observation\n"
-    )
-    assert list(stored(data_dir, "observation")[0]) == ["id", "timestamp", "content", "status",
-                                                        *COMMON]  # fmt: skip
+    assert result.exit_code == 2, result.stderr
+    listed = result.stderr.removeprefix("lore: error: not a flag of an observation: ")
+    named = re.findall(r"--[a-z-]+", listed)
+    assert named == sorted(flags)
+    assert snapshot(data_dir) == {}
 
 
 def test_read_text_on_a_terminal_never_waits(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -289,7 +334,10 @@ def test_read_text_silent_pipe_times_out(monkeypatch: pytest.MonkeyPatch) -> Non
         with pytest.raises(UsageError) as info:
             read_text(None)
         assert time.monotonic() - started < 1.0
-        assert info.value.message == "no text given: stdin is open but nothing arrived"
+        assert info.value.message == (
+            "no text given: stdin is open but nothing arrived within 0.05s; "
+            "pass - as the text to wait for the pipe to close, or raise LORE_STDIN_TIMEOUT"
+        )
         os.write(write_end, b"late text")
         os.close(write_end)
         assert read_text(None) == "late text"
@@ -668,7 +716,8 @@ def test_supersedes(run: Run, data_dir: Path) -> None:
             "remember", "Use Postgres 15 for the main database", "--supersedes", old["id"], "--json"
         )
     )
-    assert "supersedes" not in new and new["superseded_by"] is None
+    # The new decision names the one it replaces (and the old one points forward).
+    assert (new["supersedes"], new["superseded_by"]) == ([old["id"]], None)
     shown = json.loads(run("show", old["id"], "--json").stdout)
     assert (shown["status"], shown["superseded_by"]) == ("superseded", new["id"])
     lines = (data_dir / LOG_FILES["decision"]).read_text().splitlines()
@@ -694,10 +743,15 @@ def test_supersedes_another_kind_is_invalid(run: Run, data_dir: Path) -> None:
     assert snapshot(data_dir) == before
 
 
-def test_supersedes_on_other_kinds_is_ignored(run: Run, data_dir: Path) -> None:
+def test_supersedes_on_other_kinds_is_a_usage_error(run: Run, data_dir: Path) -> None:
     old = captured(run("remember", "Use X", "--json"))
+    before = snapshot(data_dir)
     result = run("observe", "y", "--supersedes", old["id"], "--json")
-    assert result.stderr == "lore: warning: ignored --supersedes: not a field of an observation\n"
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "lore: error: not a flag of an observation: --supersedes (decision); nothing was written\n"
+    )
+    assert snapshot(data_dir) == before
     assert json.loads(run("show", old["id"], "--json").stdout)["status"] == "active"
 
 

@@ -91,9 +91,21 @@ def test_demo_without_keep_leaves_nothing_behind(
     result = run("demo")
     assert result.exit_code == 0, result.stderr
     assert "$ lore observe 'The test suite takes 40 s on CI'" in result.stdout
-    assert "handed off (1 records captured)" in result.stdout
+    assert "handed off (1 record captured)" in result.stdout
     assert result.stdout.splitlines()[-1] == (
         "Demo data removed. Start for real with: lore init && lore resume"
     )
     assert list(tmpdir_used.iterdir()) == []
     assert not data_dir.exists()
+
+
+def test_demo_after_init_does_not_ask_for_init_again(
+    run: Run, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(demo_mod, "STEPS", [demo_mod.STEPS[0]])
+    assert run("init").exit_code == 0  # what install.sh does
+    result = run("demo")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == (
+        f"Demo data removed. Your data root ({data_dir}) is ready: start for real with: lore resume"
+    )

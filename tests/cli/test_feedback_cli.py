@@ -54,10 +54,10 @@ def test_review_lists_pending_decisions_by_age(run: Run) -> None:
     done = new_id(run, "remember", "Drop py3.9", "--outcome", "successful", at=OLD)
     result = run("review")
     assert result.exit_code == 0
-    assert result.stdout == (
-        f"{old}  2026-03-01  Adopt ruff\n"
-        f"{mid}  2026-03-05  Use SQLite\n"
-        "\nresolve with: lore review --resolve ID --outcome successful|revised|abandoned\n"
+    # stdout: one decision per line, nothing else (issue 8); the hint is on stderr
+    assert result.stdout == f"{old}  2026-03-01  Adopt ruff\n{mid}  2026-03-05  Use SQLite\n"
+    assert result.stderr == (
+        "lore: resolve with: lore review --resolve ID --outcome successful|revised|abandoned\n"
     )
     assert [d["id"] for d in ok_json(run, "review", "--days", "0")["pending"]] == [old, mid, new]
     data = ok_json(run, "review", "--days", "6")
@@ -69,8 +69,13 @@ def test_review_lists_pending_decisions_by_age(run: Run) -> None:
 
 
 def test_review_with_nothing_pending(run: Run) -> None:
-    assert run("review").stdout == "no decisions pending for more than 3 days\n"
-    assert run("review", "--days", "0").stdout == "no pending decisions\n"
+    result = run("review")
+    assert (result.stdout, result.stderr) == (
+        "",
+        "lore: no decisions pending for more than 3 days\n",
+    )
+    result = run("review", "--days", "0")
+    assert (result.stdout, result.stderr) == ("", "lore: no pending decisions\n")
 
 
 @pytest.mark.parametrize(
@@ -101,8 +106,17 @@ def revision(decision_id: str, **changes: Any) -> bytes:
 def test_resolve_successful_raises_only_linked_patterns(run: Run, data_dir: Path) -> None:
     linked = new_id(run, "learn", "Cache invalidation by key", "-t", "cache", at=OLD)
     capped = new_id(run, "learn", "Warm the cache", "-t", "cache", "--confidence", "0.95")
-    unrelated = new_id(run, "learn", "Retry flaky calls", "-t", "http")
-    dec = new_id(run, "remember", "Use SQLite for the cache", "-t", "cache", at=OLD)
+    unrelated = new_id(run, "learn", "Retry flaky calls", "-t", "cache")  # a shared tag only
+    dec = new_id(
+        run,
+        "remember",
+        "Use SQLite for the cache",
+        "-r",
+        f"{linked} and {capped} say so",
+        "-t",
+        "cache",
+        at=OLD,
+    )
     before = pattern_file(data_dir, unrelated).read_bytes()
     data = ok_json(
         run, "review", "--resolve", dec, "--outcome", "successful", "--lesson", "fast enough"
@@ -135,7 +149,7 @@ def test_resolve_successful_raises_only_linked_patterns(run: Run, data_dir: Path
 
 def test_resolve_text_output(run: Run) -> None:
     pat = new_id(run, "learn", "Cache by key", "-t", "cache")
-    dec = new_id(run, "remember", "Cache responses", "-t", "cache")
+    dec = new_id(run, "remember", "Cache responses", "-r", f"see {pat}")
     result = run("review", "--resolve", dec, "--outcome", "successful")
     assert result.stdout == (
         f"decision {dec}: successful\n  pattern {pat}: confidence 0.5 -> 0.6\n"
@@ -214,7 +228,7 @@ def test_resolve_refusals_change_nothing(run: Run, data_dir: Path) -> None:
 
 def test_resolve_with_force(run: Run, data_dir: Path) -> None:
     pat = new_id(run, "learn", "Cache by key", "-t", "cache")
-    dec = new_id(run, "remember", "Cache everything", "-t", "cache")
+    dec = new_id(run, "remember", "Cache everything", "-r", f"per {pat}")
     assert run("retract", dec).exit_code == 0
     data = ok_json(run, "review", "--resolve", dec, "--outcome", "successful", "--force")
     assert data["patterns_raised"] == [{"id": pat, "from": 0.5, "to": 0.6}]

@@ -202,13 +202,15 @@ def test_pre_compact_writes_an_automatic_handoff(
     assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
     (record,) = sessions(data_dir)
     message = (
-        "Automatic handoff (PreCompact). Last request: Make the backoff exponential "
-        "Touched 2 file(s): /repo/client.py, /repo/tests/test_retry.py "
-        "1 command(s) failed, last: pytest -x tests"
+        'Automatic handoff (PreCompact). Last request: "Make the backoff exponential". '
+        "Touched 2 files: /repo/client.py, /repo/tests/test_retry.py. "
+        "1 command failed, last: `pytest -x tests`."
     )
     assert record["id"] == SESSION_ID
-    assert (record["status"], record["message"]) == ("closed", message)
-    assert record["summary"] == "Automatic handoff (PreCompact)."
+    assert (record["status"], record["message"], record["source"]) == ("closed", message, "hook")
+    assert record["summary"] == (
+        'PreCompact: "Make the backoff exponential" (2 files touched, 1 command failed)'
+    )
     assert record["threads"] == ["Add retries to the HTTP client", "Make the backoff exponential"]
     assert record["auto"] == {
         "event": "PreCompact",
@@ -223,7 +225,7 @@ def test_pre_compact_writes_an_automatic_handoff(
     assert (record["id"], record["auto"]["event"]) == (SESSION_ID, "SessionEnd")
     assert record["ended_at"] == "2026-03-04T05:20:00.000000Z"
     resumed = run("resume").stdout
-    assert "Automatic handoff (SessionEnd)." in resumed
+    assert "Automatic handoff (SessionEnd). Last request:" in resumed
     assert "- Open thread: Make the backoff exponential" in resumed
 
 
@@ -248,7 +250,7 @@ def test_a_handoff_before_the_last_request_is_superseded(
     run("hooks", "run", "session-end", input=payload(tmp_path, "SessionEnd"))
     assert {s["summary"] for s in sessions(data_dir)} == {
         "Retries done.",
-        "Automatic handoff (SessionEnd).",
+        'SessionEnd: "Make the backoff exponential" (2 files touched, 1 command failed)',
     }
     assert run("resume").stdout.splitlines()[2].startswith("Automatic handoff (SessionEnd).")
 

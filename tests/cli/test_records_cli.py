@@ -119,13 +119,17 @@ def test_retract_decision(run: Run, data_dir: Path) -> None:
     assert listed(run, "decisions") == [keep["id"]]
     assert listed(run, "decisions", "--all") == [record["id"], keep["id"]]
     shown = json.loads(run("show", record["id"], "--json").stdout)
-    assert shown == {**record, "status": "retracted", "retracted_at": T3}
+    assert shown == {
+        **record,
+        "status": "retracted",
+        "retracted_at": T3,
+        "retraction_reason": "changed our mind",
+    }
     revision = {
         "_op": "revise",
         "id": record["id"],
         "timestamp": T3,
-        "set": {"status": "retracted", "retracted_at": T3},
-        "reason": "changed our mind",
+        "set": {"status": "retracted", "retracted_at": T3, "retraction_reason": "changed our mind"},
     }
     history = json.loads(run("show", record["id"], "--history", "--json").stdout)
     assert history == {"record": shown, "history": [record, revision]}
@@ -134,8 +138,8 @@ def test_retract_decision(run: Run, data_dir: Path) -> None:
     human = run("show", record["id"], "--history").stdout
     assert "  status: retracted\n" in human
     assert human.endswith(f'history:\n  {T2}  {json.dumps(record, separators=(",", ":"))}\n'
-                          f'  {T3}  {{"status":"retracted","retracted_at":"{T3}"}}'
-                          '  (changed our mind)\n')  # fmt: skip
+                          f'  {T3}  {{"status":"retracted","retracted_at":"{T3}",'
+                          '"retraction_reason":"changed our mind"}\n')  # fmt: skip
 
 
 def test_retract_twice_is_invalid(run: Run, data_dir: Path) -> None:
@@ -166,7 +170,8 @@ def test_retract_pattern_edits_its_document(run: Run, data_dir: Path) -> None:
         "ok": True,
         "id": record["id"],
         "type": "pattern",
-        "timestamp": T2,
+        "timestamp": T1,  # the record's own (issue 8)
+        "retracted_at": T2,
         "record": updated,
     }
     expected = text.replace("status: active\n", "status: retracted\n")
@@ -199,16 +204,16 @@ def test_retract_other_kinds_with_a_status(run: Run, args: list[str], kind: str)
         (["capture", "x", "--evidence"], "evidence"),
     ],
 )
-def test_retract_kinds_without_a_status(
+def test_retract_log_kinds_without_a_retracted_status(
     run: Run, data_dir: Path, args: list[str], kind: str
 ) -> None:
+    """issue 7: every append-only log kind can be withdrawn (retracted_at marks it)."""
     record = new(run, *args)
-    before = snapshot(data_dir)
-    result = run("retract", record["id"], "--json")
-    assert result.exit_code == 4
-    article = "an" if kind[0] in "aeiou" else "a"
-    assert json.loads(result.stdout)["error"] == f"{article} {kind} cannot be retracted"
-    assert snapshot(data_dir) == before
+    result = run("retract", record["id"], "--json", env={"LORE_NOW": T3})
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["record"] == {**record, "retracted_at": T3}
+    assert listed(run, kind) == []
 
 
 def test_retract_unknown_id(run: Run, data_dir: Path) -> None:
@@ -281,8 +286,11 @@ def test_list_json_records_are_the_stored_records(run: Run) -> None:
     assert json.loads(result.stdout) == [two, one]
 
 
-def test_list_human_table(run: Run) -> None:
+def test_list_human_table(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    from lore.cli import records
+
     record = new(run, "observe", "[red]x[/red] literal", at=T1)
+    monkeypatch.setattr(records, "is_terminal", lambda: True)
     result = run("list", "observations")
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
@@ -292,14 +300,17 @@ def test_list_human_table(run: Run) -> None:
 
 
 def test_list_no_color_even_when_forced(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
-    from lore.cli import _output
+    from lore.cli import _output, records
 
     new(run, "observe", "x")
     monkeypatch.delenv("NO_COLOR")
     monkeypatch.setenv("FORCE_COLOR", "1")
     monkeypatch.setattr(_output, "_console", None)
-    forced = run("list", "observations").stdout
-    assert "\x1b[" in forced  # FORCE_COLOR alone styles the header
+    forced = run("list", "observations").stdout  # to a pipe
+    assert "\x1b[" in forced  # FORCE_COLOR alone styles the id
+    monkeypatch.setattr(records, "is_terminal", lambda: True)
+    monkeypatch.setattr(_output, "_console", None)
+    assert "\x1b[" in run("list", "observations").stdout  # and the table's header
     monkeypatch.setattr(_output, "_console", None)
     monkeypatch.setenv("NO_COLOR", "1")
     assert "\x1b" not in run("list", "observations").stdout

@@ -21,7 +21,6 @@ from lore.store import Store
 
 Run = Callable[..., Result]
 NOW = "2026-03-04T05:06:07.000000Z"
-DAY_BEFORE = "2026-03-03T05:06:07.000000Z"
 COMMIT_DATE = "2026-01-02T03:04:05+00:00"
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "T",
@@ -128,7 +127,7 @@ def test_handoff_in_a_git_repo_writes_the_whole_session(
         "id": sid,
         "timestamp": NOW,
         "status": "closed",
-        "started_at": DAY_BEFORE,
+        "started_at": NOW,  # its first record
         "ended_at": NOW,
         "message": "Parser done; tests green. Next: the CLI.",
         "summary": "Parser done; tests green.",
@@ -161,7 +160,14 @@ def test_handoff_in_a_git_repo_writes_the_whole_session(
         "v": 1,
     }
     assert list(record) == list(Session.field_names())
-    assert out == {"ok": True, "id": sid, "type": "session", "timestamp": NOW, "record": record}
+    assert out == {
+        "ok": True,
+        "id": sid,
+        "type": "session",
+        "timestamp": NOW,
+        "record": record,
+        "open_items": {"how": "new", "from": None, "inherited": 0, "added": 5},
+    }
 
 
 def test_handoff_outside_a_repo_has_no_git_block(run: Run, data_dir: Path) -> None:
@@ -170,7 +176,7 @@ def test_handoff_outside_a_repo_has_no_git_block(run: Run, data_dir: Path) -> No
     assert result.exit_code == 0, result.stderr
     (file,) = sessions_dir(data_dir).glob("*.json")
     record = orjson.loads(file.read_bytes())
-    assert result.stdout == f"session {record['id']} handed off (1 records captured)\n"
+    assert result.stdout == f"session {record['id']} handed off (1 record captured)\n"
     assert record["git"] is None
     assert record["project"] is None
     assert record["tags"] == []
@@ -271,12 +277,23 @@ def test_fork_starts_a_child_that_inherits_and_hands_it_on(run: Run, data_dir: P
     assert (record["questions"], record["threads"]) == (["q1"], ["t1"])
     obs = new_id(run, "observe", "During the fork")
     assert ok_json(run, "show", obs)["session_id"] == child
-    closed = ok_json(run, "handoff", "Second part done.", "--next", "n2")["record"]
-    assert closed["id"] == child
+    reply = run("handoff", "Second part done.", "--next", "n2")
+    assert reply.stdout == (
+        f"session {child} handed off (1 record captured)\n"
+        f"open items: kept 4 inherited from {parent}, added 1 "
+        "(merged; --replace drops the inherited ones)\n"
+    )
+    closed = session_on_disk(data_dir, child)
     assert closed["parent"] == parent
-    assert closed["next_steps"] == ["n2"]  # restated: replaced
+    assert closed["next_steps"] == ["n1", "n2"]  # merged: the inherited step stays
     assert (closed["blockers"], closed["questions"], closed["threads"]) == (["b1"], ["q1"], ["t1"])
     assert closed["captured"] == {"observation": [obs]}
+    # --replace: the handoff's lists are the open items, the inherited ones are dropped.
+    grandchild = run("resume", "--fork").stdout.splitlines()[-1].split()[2]
+    out = ok_json(run, "handoff", "Third part done.", "--next", "n3", "--replace")
+    assert out["open_items"] == {"how": "replaced", "from": child, "inherited": 5, "added": 1}
+    record = out["record"]
+    assert (record["id"], record["next_steps"], record["blockers"]) == (grandchild, ["n3"], [])
 
 
 def test_fork_under_lore_session_id_uses_that_id(run: Run, data_dir: Path) -> None:
@@ -428,7 +445,7 @@ def test_resume_json_shape(run: Run, store: Store, monkeypatch: pytest.MonkeyPat
         "session": {
             "id": sid,
             "status": "closed",
-            "started_at": DAY_BEFORE,
+            "started_at": NOW,
             "ended_at": NOW,
             "message": "Done. Really.",
             "summary": "Done.",
@@ -439,6 +456,8 @@ def test_resume_json_shape(run: Run, store: Store, monkeypatch: pytest.MonkeyPat
             "git": None,
             "parent": None,
             "project": "proj",
+            "source": "manual",
+            "carried_from": None,
         },
         "reconstructed": None,
         "recent_decisions": [
@@ -469,7 +488,7 @@ def test_resume_json_shape(run: Run, store: Store, monkeypatch: pytest.MonkeyPat
         "pending_review": [],
         "pending_review_count": 0,
         "fork": None,
-        "cut": ["1 patterns line", "1 failures line", "1 decisions line"],
+        "cut": ["1 line of patterns", "1 line of recurring failures", "1 line of recent decisions"],
     }
 
 

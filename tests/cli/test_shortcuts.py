@@ -68,6 +68,9 @@ def test_remember_inline_rationale_and_alternatives(run: Run, data_dir: Path) ->
         "status": "active",
         "superseded_by": None,
         "spec_quality": 0.5,
+        "supersedes": [],
+        "contradicts": [],
+        "derived_from": None,
         **COMMON,
     }
     assert log(data_dir, "journal/data/decisions.jsonl") == [data["record"]]
@@ -191,6 +194,8 @@ def test_learn_writes_one_yaml_document(run: Run, data_dir: Path) -> None:
         "  - a, b\n"
         "  - c\n"
         "status: active\n"
+        "flags: []\n"
+        "inverted_to:\n"
         "session_id:\n"
         "project:\n"
         "source: manual\n"
@@ -202,14 +207,14 @@ def test_learn_writes_one_yaml_document(run: Run, data_dir: Path) -> None:
     assert json.loads(shown.stdout) == data["record"]
 
 
-def test_learn_ignores_decision_flags(run: Run, data_dir: Path) -> None:
+def test_learn_refuses_decision_flags(run: Run, data_dir: Path) -> None:
     result = run("learn", "Retry on 429", "-r", "why", "--outcome", "successful", "-q")
-    assert result.exit_code == 0
+    assert result.exit_code == 2
     assert result.stderr == (
-        "lore: warning: ignored --outcome, --rationale: not a field of a pattern\n"
+        "lore: error: not a flag of a pattern: --outcome (decision), --rationale (decision); "
+        "nothing was written\n"
     )
-    (file,) = (data_dir / "patterns/data/patterns").iterdir()
-    assert "rationale" not in file.read_text() and "outcome" not in file.read_text()
+    assert not [p for p in data_dir.rglob("*") if p.is_file()]
 
 
 # --- observe -------------------------------------------------------------------------
@@ -223,6 +228,8 @@ def test_observe(run: Run, data_dir: Path) -> None:
         "timestamp": NOW,
         "content": "Docs build takes 4 minutes",
         "status": "raw",
+        "promoted_to": None,
+        "discard_reason": "",
         **{**COMMON, "source": "hook", "tags": ["ci"]},
     }
     assert log(data_dir, "inbox/data/observations.jsonl") == [data["record"]]
@@ -297,7 +304,7 @@ def test_rule_of_three(run: Run, data_dir: Path) -> None:
             assert result.stderr == ""
         else:
             assert list(data) == ["ok", "id", "type", "timestamp", "record", "rule_of_three"]
-            assert data["rule_of_three"] == {"error_type": "Timeout", "count": n}
+            assert data["rule_of_three"] == {"error_type": "Timeout", "count": n, "pitfall": None}
             assert result.stderr == RULE.format(n=n)
     # human output: the note is on stderr, never on stdout
     result = run("fail", "Timeout", "five")
@@ -314,14 +321,14 @@ def test_rule_of_three_counts_the_same_with_or_without_an_index(run: Run, warm: 
     from lore.index import index_path
     from lore.store import Store
 
-    ok(run("fail", "Timeout", "t1", "--json"))
+    ok(run("fail", "Flaky", "t1", "--json"))
     if warm:
         ok(run("index", "rebuild", "--json"))
-    ok(run("fail", "timeout", "other case: another type", "--json"))
-    data = ok(run("fail", "Timeout", "t2", "--json"))
-    assert "rule_of_three" not in data  # 2 Timeouts ("timeout" is another type)
-    data = ok(run("fail", "Timeout", "t3", "--json"))
-    assert data["rule_of_three"] == {"error_type": "Timeout", "count": 3}
+    ok(run("fail", "flaky", "other case: another type", "--json"))
+    data = ok(run("fail", "Flaky", "t2", "--json"))
+    assert "rule_of_three" not in data  # 2 Flaky ("flaky" is another type: not in the vocabulary)
+    data = ok(run("fail", "Flaky", "t3", "--json"))
+    assert data["rule_of_three"] == {"error_type": "Flaky", "count": 3, "pitfall": None}
     root = Store(None).root
     assert index_path(root).exists() is warm  # fail itself never builds the index
 
@@ -337,7 +344,7 @@ COMMON_OPTIONS = {"tags", "source", "project", "force", "allow_secret", "quiet",
 
 
 @pytest.mark.parametrize("name", ["capture", "remember", "learn", "observe", "fail"])
-def test_shortcuts_take_the_same_flags_as_capture(name: str) -> None:
+def test_shortcuts_parse_the_same_flags_as_capture(name: str) -> None:
     import click
 
     from lore.cli import cli
@@ -355,9 +362,15 @@ def test_shortcuts_take_the_same_flags_as_capture(name: str) -> None:
     ("command", "kind"),
     [("remember", "decision"), ("learn", "pattern"), ("observe", "observation")],
 )
-def test_shortcut_warns_about_flags_of_other_kinds(run: Run, command: str, kind: str) -> None:
+def test_shortcut_refuses_flags_of_other_kinds(
+    run: Run, data_dir: Path, command: str, kind: str
+) -> None:
     result = run(command, "Some text", "--tool", "npm", "--alias", "a", "-q")
-    assert result.exit_code == 0
+    assert result.exit_code == 2
+    assert result.stdout == ""
     article = "an" if kind[0] in "aeiou" else "a"
-    expected = f"lore: warning: ignored --alias, --tool: not a field of {article} {kind}\n"
-    assert result.stderr == expected
+    assert result.stderr == (
+        f"lore: error: not a flag of {article} {kind}: --alias (concept), --tool (failure); "
+        "nothing was written\n"
+    )
+    assert not [p for p in data_dir.rglob("*") if p.is_file()]

@@ -14,7 +14,6 @@ from lore.errors import UsageError
 from lore.store import Store
 
 NOW = "2026-03-04T05:06:07.000000Z"
-DAY_BEFORE = "2026-03-03T05:06:07.000000Z"
 
 
 def session_file(data_dir: Path, session_id: str) -> Path:
@@ -159,27 +158,110 @@ def test_handoff_needs_a_message(store: Store) -> None:
     assert store.records("session") == []
 
 
-def test_handoff_without_a_session_covers_the_last_day_then_since_the_last_handoff(
+def test_handoff_without_a_session_starts_at_the_first_record_since_the_last_handoff(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("LORE_PROJECT", "proj")
-    old = capture(store, "too old", timestamp="2026-03-03T05:06:06.000000Z")
+    old = capture(store, "two days old", timestamp="2026-03-02T05:06:06.000000Z")
     monkeypatch.setenv("LORE_NOW", NOW)
     recent = capture(store, "recent", timestamp="2026-03-03T05:06:08.000000Z")
     now_obs = capture(store, "now")
-    other = capture(store, "elsewhere", project="other")
+    other = capture(store, "elsewhere", project="other", timestamp="2026-03-01T00:00:00Z")
     first = transfer.handoff(store, "One.", project="proj")
-    assert first.started_at == DAY_BEFORE
+    # The first handoff covers all of the project's work, however old (not just a day).
+    assert first.started_at == "2026-03-02T05:06:06.000000Z"
     assert first.ended_at == NOW
-    assert first.captured == {"observation": [recent, now_obs]}
-    assert old and other  # neither is in this project's window
+    assert first.captured == {"observation": [old, recent, now_obs]}
+    assert other  # not in this project
     later = "2026-03-04T06:00:00.000000Z"
-    monkeypatch.setenv("LORE_NOW", later)
+    monkeypatch.setenv("LORE_NOW", "2026-03-04T05:30:00.000000Z")
     fresh = capture(store, "fresh")
+    monkeypatch.setenv("LORE_NOW", later)
     second = transfer.handoff(store, "Two.", project="proj")
-    assert second.started_at == NOW  # the previous handoff's end
+    assert second.started_at == "2026-03-04T05:30:00.000000Z"  # its first record
     assert second.captured == {"observation": [fresh]}
     assert transfer.last_handoff(store, "proj").id == second.id
+    monkeypatch.setenv("LORE_NOW", "2026-03-04T07:00:00.000000Z")
+    empty = transfer.handoff(store, "Nothing done.", project="proj")
+    assert (empty.started_at, empty.captured) == ("2026-03-04T07:00:00.000000Z", {})
+
+
+def test_a_manual_handoff_settles_the_previous_open_items(store: Store) -> None:
+    report: dict = {}
+    transfer.handoff(store, "One.", project="p", next_steps=["a"], report=report)
+    assert report == {"how": "new", "from": None, "inherited": 0, "added": 1}
+    first = transfer.last_handoff(store, "p")
+    second = transfer.handoff(
+        store, "Two.", project="p", next_steps=[" b ", "", "b"], blockers=["x"], report=report
+    )
+    assert (second.next_steps, second.blockers) == (["b"], ["x"])
+    assert report == {"how": "settled", "from": first.id, "inherited": 1, "added": 2}
+
+
+def test_an_automatic_handoff_carries_the_open_items_over(store: Store, data_dir: Path) -> None:
+    manual = transfer.handoff(
+        store,
+        "Idempotency done.",
+        project="p",
+        next_steps=["finish middleware"],
+        blockers=["unclear key TTL"],
+        questions=["q"],
+        threads=["t"],
+    )
+    report: dict = {}
+    auto = transfer.handoff(
+        store,
+        "Automatic handoff (SessionEnd).",
+        project="p",
+        threads=["the request"],
+        source="hook",
+        carry=True,
+        extra={"auto": {"requests": ["the request"]}},
+        report=report,
+    )
+    assert report == {"how": "carried", "from": manual.id, "inherited": 4, "added": 1}
+    assert (auto.next_steps, auto.blockers, auto.questions) == (
+        ["finish middleware"],
+        ["unclear key TTL"],
+        ["q"],
+    )
+    assert auto.threads == ["t", "the request"]
+    assert on_disk(data_dir, auto.id)["auto"] == {
+        "requests": ["the request"],
+        "carried_from": manual.id,
+    }
+    assert on_disk(data_dir, auto.id)["source"] == "hook"
+    # A second automatic handoff carries them on, without the first one's own requests.
+    again = transfer.handoff(
+        store,
+        "Automatic handoff (PreCompact).",
+        project="p",
+        threads=["later"],
+        source="hook",
+        carry=True,
+        extra={"auto": {"requests": ["later"]}},
+    )
+    assert (again.next_steps, again.threads) == (["finish middleware"], ["t", "later"])
+    assert again.extra["auto"]["carried_from"] == auto.id
+    # Until a manual handoff settles them.
+    settled = transfer.handoff(store, "Middleware done.", project="p", next_steps=["deploy"])
+    assert (settled.next_steps, settled.blockers, settled.threads) == (["deploy"], [], [])
+
+
+def test_a_forked_sessions_handoff_merges_or_replaces(store: Store) -> None:
+    parent = transfer.handoff(store, "One.", project="p", next_steps=["a", "b"], blockers=["x"])
+    child = transfer.start(store, project="p", parent=parent)
+    report: dict = {}
+    merged = transfer.handoff(store, "Two.", project="p", next_steps=["c", "a"], report=report)
+    assert merged.id == child.id
+    assert (merged.next_steps, merged.blockers) == (["a", "b", "c"], ["x"])
+    assert report == {"how": "merged", "from": parent.id, "inherited": 3, "added": 2}
+    transfer.start(store, project="p", parent=merged)
+    replaced = transfer.handoff(
+        store, "Three.", project="p", next_steps=["d"], replace=True, report=report
+    )
+    assert (replaced.next_steps, replaced.blockers) == (["d"], [])
+    assert report == {"how": "replaced", "from": merged.id, "inherited": 4, "added": 1}
 
 
 def test_handoff_closes_the_open_session_and_clears_the_pointer(

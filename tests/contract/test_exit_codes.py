@@ -44,6 +44,7 @@ def test_exit_code_constants() -> None:
         "EXIT_LOCK_TIMEOUT": 5,
         "EXIT_DUPLICATE": 6,
         "EXIT_SECRET": 7,
+        "EXIT_CONFLICT": 8,
         "EXIT_INTERRUPTED": 130,
     }
     assert [(c.exit_code, c.code) for c in (

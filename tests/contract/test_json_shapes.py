@@ -21,13 +21,14 @@ TAIL = ["session_id", "project", "source", "tags", "v"]
 KEYS = {
     "decision": ["decision", "rationale", "alternatives", "outcome", "type", "entities", "files",
                  "lesson_learned", "related_decisions", "git_commit", "status", "superseded_by",
-                 "spec_quality"],
+                 "spec_quality", "supersedes", "contradicts", "derived_from"],
     "pattern": ["name", "context", "problem", "solution", "category", "origin", "confidence",
-                "validations", "examples", "status"],
-    "anti-pattern": ["name", "symptom", "risk", "fix", "severity", "category", "status"],
+                "validations", "examples", "status", "flags", "inverted_to"],
+    "anti-pattern": ["name", "symptom", "risk", "fix", "severity", "category", "status",
+                     "inverted_from"],
     "failure": ["error_type", "error_message", "tool", "step"],
-    "observation": ["content", "status"],
-    "evidence": ["content", "provenance", "confidence", "supports"],
+    "observation": ["content", "status", "promoted_to", "discard_reason"],
+    "evidence": ["content", "provenance", "confidence", "supports", "derived_from"],
     "concept": ["name", "description", "aliases", "related", "status"],
 }  # fmt: skip
 CAPTURES = {
@@ -75,17 +76,41 @@ def test_capture_shape_with_rule_of_three(run: Run) -> None:
         run("fail", "Timeout", "hung", "-q")
     data = document(run("fail", "Timeout", "hung", "--json"))
     assert list(data) == ["ok", "id", "type", "timestamp", "record", "rule_of_three"]
-    assert data["rule_of_three"] == {"error_type": "Timeout", "count": 3}
+    assert data["rule_of_three"] == {"error_type": "Timeout", "count": 3, "pitfall": None}
 
 
 def test_retract_shape(run: Run) -> None:
     created = document(run("remember", "Use X", "--json"))
     data = document(run("retract", created["id"], "--json"))
-    assert list(data) == ["ok", "id", "type", "timestamp", "record"]
+    assert list(data) == ["ok", "id", "type", "timestamp", "retracted_at", "record"]
     assert (data["ok"], data["id"], data["type"]) == (True, created["id"], "decision")
-    assert data["timestamp"] == data["record"]["retracted_at"]  # the time of the retraction
+    # issue 8: the record's own time, as in every other write reply; the retraction's apart
+    assert data["timestamp"] == created["timestamp"] == data["record"]["timestamp"]
+    assert data["retracted_at"] == data["record"]["retracted_at"]
+    assert data["retracted_at"] > data["timestamp"]
     check_record({k: v for k, v in data["record"].items() if k != "retracted_at"}, "decision")
     assert data["record"]["status"] == "retracted"
+    assert "retraction_reason" not in data["record"]  # none given
+
+
+@pytest.mark.parametrize(
+    ("args", "kind"),
+    [
+        (["remember", "Use Y"], "decision"),
+        (["learn", "Retry on 429"], "pattern"),
+        (["capture", "God object", "--anti-pattern"], "anti-pattern"),
+        (["fail", "Timeout", "slow"], "failure"),
+        (["observe", "noted"], "observation"),
+    ],
+)
+def test_retract_sets_both_keys_on_every_kind(run: Run, args: list[str], kind: str) -> None:
+    """issue 8: retraction_reason and retracted_at, for logs and documents alike."""
+    created = document(run(*args, "--json"))
+    data = document(run("retract", created["id"], "--reason", "wrong", "--json"))
+    assert data["type"] == kind
+    assert data["record"]["retraction_reason"] == "wrong"
+    assert data["record"]["retracted_at"] == data["retracted_at"]
+    assert document(run("show", created["id"], "--json")) == data["record"]
 
 
 def test_show_and_list_shapes(run: Run) -> None:
@@ -108,8 +133,9 @@ def test_show_history_shape_for_a_log(run: Run) -> None:
     run("retract", created["id"], "--reason", "why")
     history = document(run("show", created["id"], "--history", "--json"))["history"]
     assert history[0] == created["record"]
-    assert list(history[1]) == ["_op", "id", "timestamp", "set", "reason"]
-    assert history[1]["_op"] == "revise" and set(history[1]["set"]) == {"status", "retracted_at"}
+    assert list(history[1]) == ["_op", "id", "timestamp", "set"]
+    assert history[1]["_op"] == "revise"
+    assert set(history[1]["set"]) == {"status", "retracted_at", "retraction_reason"}
 
 
 def test_init_shape(run: Run, data_dir: Path) -> None:

@@ -1,0 +1,154 @@
+"""Writing the graph out: NetworkX node-link JSON, GraphML, Graphviz DOT, Mermaid and a
+self-contained interactive HTML page. Nodes and edges are written in sorted order, so
+the same files always give byte-identical exports.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from lore.errors import UsageError
+from lore.graph.snapshot import Snapshot
+
+FORMATS = ("json", "graphml", "dot", "mermaid", "html")
+COLORS = {
+    "decision": "#4e79a7",
+    "pattern": "#59a14f",
+    "anti-pattern": "#e15759",
+    "concept": "#b07aa1",
+    "lesson": "#edc948",
+    "failure": "#f28e2b",
+    "error-type": "#ff9da7",
+    "observation": "#76b7b2",
+    "evidence": "#9c755f",
+    "goal": "#d37295",
+    "session": "#bab0ac",
+    "project": "#8cd17d",
+    "file": "#a0cbe8",
+}
+
+
+def subgraph(snapshot: Snapshot, focus: str | None = None, hops: int = 1) -> Any:
+    """The whole graph, or the neighbourhood of ``focus``, as a new graph in sorted order."""
+    import networkx as nx
+
+    from lore.graph.queries import MAX_HOPS, node_key, within
+
+    graph = snapshot.graph
+    if focus is not None:
+        if not 1 <= hops <= MAX_HOPS:
+            raise UsageError(f"--hops must be between 1 and {MAX_HOPS}")
+        keep = set(within(snapshot, [node_key(snapshot, focus)], hops))
+    else:
+        keep = set(graph.nodes)
+    out = nx.MultiDiGraph()
+    for key in sorted(keep):
+        attrs = graph.nodes[key]
+        out.add_node(key, **{k: attrs[k] for k in sorted(attrs)})
+    edges = sorted((u, v, k) for u, v, k in graph.edges(keys=True) if u in keep and v in keep)
+    for u, v, k in edges:
+        out.add_edge(u, v, key=k, relation=k)
+    return out
+
+
+def render(graph: Any, fmt: str, records: dict[str, dict[str, Any]] | None = None) -> str:
+    if fmt == "json":
+        return to_json(graph)
+    if fmt == "graphml":
+        return to_graphml(graph)
+    if fmt == "dot":
+        return to_dot(graph)
+    if fmt == "mermaid":
+        return to_mermaid(graph)
+    if fmt == "html":
+        return to_html(graph, records or {})
+    raise UsageError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+def to_json(graph: Any) -> str:
+    import networkx as nx
+
+    data = nx.node_link_data(graph, edges="edges")
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def to_graphml(graph: Any) -> str:
+    import networkx as nx
+
+    return "\n".join(nx.generate_graphml(graph)) + "\n"
+
+
+def _dot_quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
+
+
+def to_dot(graph: Any) -> str:
+    lines = ["digraph lore {", "  rankdir=LR;", '  node [shape=box, style="rounded,filled"];']
+    for key, attrs in graph.nodes(data=True):
+        label = f"{attrs.get('type')}: {attrs.get('label', '')}"
+        color = COLORS.get(str(attrs.get("type")), "#dddddd")
+        lines.append(
+            f"  {_dot_quote(key)} [label={_dot_quote(label)}, fillcolor={_dot_quote(color)}];"
+        )
+    for u, v, k in graph.edges(keys=True):
+        lines.append(f"  {_dot_quote(u)} -> {_dot_quote(v)} [label={_dot_quote(k)}];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+_MERMAID_UNSAFE = re.compile(r'["<>`#{}\[\]()|]')
+
+
+def _mermaid_text(text: str) -> str:
+    return _MERMAID_UNSAFE.sub(" ", " ".join(text.split())).strip() or "-"
+
+
+def to_mermaid(graph: Any) -> str:
+    ids = {key: f"n{i}" for i, key in enumerate(graph.nodes)}
+    lines = ["flowchart LR"]
+    for key, attrs in graph.nodes(data=True):
+        label = _mermaid_text(f"{attrs.get('type')}: {attrs.get('label', '') or key}")
+        lines.append(f'  {ids[key]}["{label}"]')
+    for u, v, k in graph.edges(keys=True):
+        lines.append(f"  {ids[u]} -->|{_mermaid_text(k)}| {ids[v]}")
+    types = sorted({str(a.get("type")) for _, a in graph.nodes(data=True)})
+    for type_ in types:
+        name = "t_" + re.sub(r"\W", "_", type_)
+        lines.append(f"  classDef {name} fill:{COLORS.get(type_, '#dddddd')}")
+    for key, attrs in graph.nodes(data=True):
+        lines.append(
+            f"  class {ids[key]} t_{re.sub(r'[^0-9A-Za-z_]', '_', str(attrs.get('type')))}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def to_html(graph: Any, records: dict[str, dict[str, Any]]) -> str:
+    from importlib.resources import files
+
+    vendor = files("lore.graph") / "vendor"
+    library = (vendor / "cytoscape.min.js").read_text(encoding="utf-8")
+    page = (files("lore.graph") / "page.html").read_text(encoding="utf-8")
+    elements = [
+        {
+            "data": {
+                "id": key,
+                "type": attrs.get("type"),
+                "label": attrs.get("label") or key,
+                "color": COLORS.get(str(attrs.get("type")), "#dddddd"),
+            }
+        }
+        for key, attrs in graph.nodes(data=True)
+    ] + [
+        {"data": {"id": f"e{i}", "source": u, "target": v, "label": k}}
+        for i, (u, v, k) in enumerate(graph.edges(keys=True))
+    ]
+    details = {
+        key: records.get(key) or {"id": key, **attrs} for key, attrs in graph.nodes(data=True)
+    }
+    data = json.dumps({"elements": elements, "records": details, "colors": COLORS}, sort_keys=True)
+    # Inside <script>, "</" would end the element: escape it (JSON allows "\/").
+    data = data.replace("</", "<\\/")
+    library = library.replace("</script", "<\\/script")
+    return page.replace("/*LIBRARY*/", library).replace("/*DATA*/", data)

@@ -1,0 +1,217 @@
+"""Resume's text form: the bundle as lines with priorities, cut to a token budget.
+
+Each section is one function in ``SECTIONS`` that adds its lines; a new section is
+one more function there. The budget drops the least useful lines first and says so.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+MAX_UNCOMMITTED = 10  # uncommitted files listed when rebuilding context from git
+
+# Priorities: 0 the handoff itself, 1 its open items, 2 the most important decisions and
+# recurring failures, 3 patterns, pitfalls and goals, 4 the rest.
+Add = Callable[[int, str, str], None]
+
+# How a budget note names each section: "cut 2 lines of recent decisions".
+SECTION_NAMES = {
+    "next_steps": "next steps",
+    "blockers": "blockers",
+    "questions": "questions",
+    "threads": "open threads",
+    "carried": "carried-over note",
+    "git": "git",
+    "observations": "observations",
+    "decisions": "recent decisions",
+    "patterns": "patterns",
+    "pitfalls": "pitfalls",
+    "failures": "recurring failures",
+    "goals": "open goals",
+    "review": "decisions pending review",
+}
+
+
+def estimate_tokens(text: str) -> int:
+    """Roughly 4 characters a token (the usual rule of thumb for English and code)."""
+    return (len(text) + 3) // 4
+
+
+def plural(n: int, noun: str, nouns: str | None = None) -> str:
+    return f"{n} {noun if n == 1 else (nouns or noun + 's')}"
+
+
+def _handoff(bundle: Any, add: Add) -> None:
+    session = bundle.session
+    if session:
+        when = (session.get("ended_at") or "")[:16].replace("T", " ")
+        add(0, "handoff", f"## Last handoff ({session['id']}, {when} UTC)")
+        add(0, "handoff", session.get("message") or "(no message)")
+        items = False
+        for label, key in (
+            ("Next", "next_steps"),
+            ("Blocker", "blockers"),
+            ("Question", "questions"),
+            ("Open thread", "threads"),
+        ):
+            for item in session.get(key) or []:
+                add(1, key, f"- {label}: {item}")
+                items = True
+        if items and session.get("carried_from"):
+            add(1, "carried", f"  (open items carried over from {session['carried_from']})")
+        git = session.get("git") or {}
+        if git:
+            head = (git.get("head") or "")[:10] or "(no commits yet)"
+            dirty = len(git.get("uncommitted") or [])
+            add(
+                3,
+                "git",
+                f"- Git at handoff: {git.get('branch') or 'detached'} {head}"
+                f"{', ' + plural(dirty, 'uncommitted file') if dirty else ''}",
+            )
+    elif bundle.reconstructed:
+        add(0, "handoff", "## No handoff yet")
+        add(0, "handoff", "Context rebuilt from recent records and git history.")
+        git = bundle.reconstructed.get("git") or {}
+        for commit in git.get("last_commits") or []:
+            add(2, "git", f"- commit {commit['sha']} {commit['subject']}")
+        uncommitted = git.get("uncommitted") or []
+        for item in uncommitted[:MAX_UNCOMMITTED]:
+            add(4, "git", f"- uncommitted: {item}")
+        more = len(uncommitted) - MAX_UNCOMMITTED
+        if more > 0:
+            add(4, "git", f"- … and {plural(more, 'more uncommitted file')}")
+        for obs in bundle.reconstructed.get("recent_observations") or []:
+            add(3, "observations", f"- noticed: {obs['content']} ({obs['id']})")
+
+
+def _decisions(bundle: Any, add: Add) -> None:
+    if bundle.recent_decisions:
+        add(2, "decisions", "## Recent decisions")
+        for i, d in enumerate(bundle.recent_decisions):
+            why = f" — because {d['rationale']}" if d.get("rationale") else ""
+            add(
+                2 if i < 3 else 4,
+                "decisions",
+                f"- {d['decision']}{why} ({d['id']}, {d['outcome']})",
+            )
+
+
+def _patterns(bundle: Any, add: Add) -> None:
+    if bundle.patterns:
+        add(3, "patterns", "## Patterns")
+        for p in bundle.patterns:
+            sol = f": {p['solution']}" if p.get("solution") else ""
+            add(3, "patterns", f"- {p['name']}{sol} ({p['id']}, confidence {p['confidence']:g})")
+
+
+def _pitfalls(bundle: Any, add: Add) -> None:
+    if bundle.pitfalls:
+        add(3, "pitfalls", "## Pitfalls")
+        for a in bundle.pitfalls:
+            fix = f" — fix: {a['fix']}" if a.get("fix") else ""
+            add(3, "pitfalls", f"- {a['name']}{fix} ({a['id']}, {a['severity']})")
+
+
+def _failures(bundle: Any, add: Add) -> None:
+    if bundle.recurring_failures:
+        add(2, "failures", "## Recurring failures (Rule of Three)")
+        for f in bundle.recurring_failures:
+            pit = f", see {f['pitfall']}" if f.get("pitfall") else ""
+            add(
+                2, "failures", f'- {f["error_type"]} x{f["count"]}: last "{f["last_message"]}"{pit}'
+            )
+
+
+def _goals(bundle: Any, add: Add) -> None:
+    if bundle.goals:
+        add(3, "goals", "## Open goals")
+        for g in bundle.goals:
+            add(
+                3,
+                "goals",
+                f"- {g['title']} [{g['criteria_met']}/{g['criteria_total']} criteria] ({g['id']})",
+            )
+        more = bundle.goals_count - len(bundle.goals)
+        if more > 0:
+            add(4, "goals", f"- … and {plural(more, 'more active goal')} (lore list goal)")
+
+
+def _review(bundle: Any, add: Add) -> None:
+    if bundle.pending_review:
+        count = max(bundle.pending_review_count, len(bundle.pending_review))
+        add(4, "review", f"## Decisions pending review ({count})")
+        for d in bundle.pending_review[:5]:
+            add(4, "review", f"- {d['decision']} ({d['id']}, since {d['timestamp'][:10]})")
+
+
+def _fork(bundle: Any, add: Add) -> None:
+    if bundle.fork:
+        add(
+            0, "fork", f"Started session {bundle.fork['id']} (forked from {bundle.fork['parent']})."
+        )
+
+
+SECTIONS: tuple[Callable[[Any, Add], None], ...] = (
+    _handoff,
+    _decisions,
+    _patterns,
+    _pitfalls,
+    _failures,
+    _goals,
+    _review,
+    _fork,
+)
+
+
+def render(bundle: Any, *, budget: int | None = None) -> tuple[str, list[str]]:
+    """The bundle as plain text, most useful first, cut to ``budget`` tokens if given."""
+    lines: list[tuple[int, str, str]] = []  # (priority, section, text)
+
+    def add(priority: int, section: str, text: str) -> None:
+        lines.append((priority, section, text))
+
+    title = f"lore resume — {bundle.project}" if bundle.project else "lore resume"
+    add(0, "header", title)
+    for section in SECTIONS:
+        section(bundle, add)
+    return _fit(lines, budget)
+
+
+def _fit(lines: list[tuple[int, str, str]], budget: int | None) -> tuple[str, list[str]]:
+    """Drop the least useful lines (highest priority number, latest first) until the text
+    fits ``budget`` tokens; a heading goes with the last line of its section. Priority-0
+    lines (the handoff itself) are never dropped nor truncated: the next session must
+    see the whole message, so a budget smaller than the handoff is exceeded (and says so)."""
+    kept = list(range(len(lines)))
+    cut: Counter[str] = Counter()
+
+    def is_heading(i: int) -> bool:
+        return lines[i][2].startswith("## ")
+
+    def size() -> int:
+        return estimate_tokens("\n".join(lines[i][2] for i in kept))
+
+    if budget is not None and budget > 0:
+        while size() > budget:
+            victims = [i for i in kept if lines[i][0] > 0 and not is_heading(i)]
+            if not victims:
+                break
+            victim = max(victims, key=lambda i: (lines[i][0], i))
+            kept.remove(victim)
+            cut[lines[victim][1]] += 1
+            live = {lines[i][1] for i in kept if not is_heading(i)}
+            kept = [i for i in kept if not is_heading(i) or lines[i][1] in live]
+    text = "\n".join(lines[i][2] for i in kept)
+    notes = [
+        f"{plural(n, 'line')} of {SECTION_NAMES.get(section, section)}"
+        for section, n in cut.items()
+    ]
+    parts = [f"cut {', '.join(notes)}"] if notes else []
+    if budget is not None and budget > 0 and estimate_tokens(text) > budget:
+        parts.append("the handoff itself is longer and was kept whole")
+    if parts:
+        text += f"\n[budget {budget} tokens: {'; '.join(parts)}]"
+    return text, notes

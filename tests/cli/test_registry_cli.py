@@ -1,0 +1,260 @@
+"""``lore registry ...``: projects.yaml kept as written by hand, context bundle, validate."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import Result
+
+import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
+from lore.components.registry import cycles
+
+Run = Callable[..., Result]
+NOW = "2026-03-10T12:00:00.000000Z"
+
+HAND_WRITTEN = """\
+# Our projects (edited by hand)
+projects:
+  # the shop comes first
+  webshop:
+    description: The web shop   # customer facing
+    owner: alice
+  payments:
+    path: /tmp
+"""
+
+
+@pytest.fixture(autouse=True)
+def frozen(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LORE_NOW", NOW)
+    monkeypatch.delenv("LORE_PROJECT", raising=False)
+
+
+def ok_json(run: Run, *args: str) -> Any:
+    result = run(*args, "--json")
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def projects_file(data_dir: Path) -> Path:
+    return data_dir / "registry" / "data" / "projects.yaml"
+
+
+def hand_written(data_dir: Path) -> Path:
+    path = projects_file(data_dir)
+    path.parent.mkdir(parents=True)
+    path.write_text(HAND_WRITTEN, encoding="utf-8")
+    return path
+
+
+def test_cycles_are_found_once_each() -> None:
+    graph = {"a": ["b"], "b": ["c"], "c": ["a"], "d": ["d"], "e": ["a"], "f": []}
+    assert cycles(graph) == [["a", "b", "c", "a"], ["d", "d"]]
+
+
+def test_add_new_and_existing_keeps_hand_edits(run: Run, data_dir: Path) -> None:
+    path = hand_written(data_dir)
+    added = ok_json(
+        run, "registry", "add", "docs", "--path", "/srv/docs", "--description", "The docs",
+        "--tag", "web", "--depends-on", "webshop",
+    )  # fmt: skip
+    assert list(added) == ["ok", "id", "created", "record"]
+    assert (added["id"], added["created"]) == ("docs", True)
+    assert added["record"] == {
+        "id": "docs",
+        "timestamp": NOW,
+        "name": "docs",
+        "description": "The docs",
+        "path": "/srv/docs",
+        "repo": "",
+        "status": "active",
+        "depends_on": ["webshop"],
+        "session_id": None,
+        "project": None,
+        "source": "manual",
+        "tags": ["web"],
+        "v": 1,
+    }
+    updated = ok_json(run, "registry", "add", "webshop", "--depends-on", "payments", "--tag", "a,b")
+    assert (updated["created"], updated["record"]["owner"]) == (False, "alice")
+    text = run("registry", "add", "webshop", "--description", "The shop")
+    assert text.stdout == "project webshop updated\n"
+    assert path.read_text(encoding="utf-8") == (
+        "# Our projects (edited by hand)\n"
+        "projects:\n"
+        "  # the shop comes first\n"
+        "  webshop:\n"
+        "    description: The shop       # customer facing\n"
+        "    owner: alice\n"
+        "    tags:\n"
+        "      - a\n"
+        "      - b\n"
+        "    depends_on:\n"
+        "      - payments\n"
+        "  payments:\n"
+        "    path: /tmp\n"
+        "  docs:\n"
+        f"    timestamp: '{NOW}'\n"
+        "    description: The docs\n"
+        "    path: /srv/docs\n"
+        "    status: active\n"
+        "    depends_on:\n"
+        "      - webshop\n"
+        "    tags:\n"
+        "      - web\n"
+    )
+
+
+def test_add_refusals_change_nothing(run: Run, data_dir: Path) -> None:
+    path = hand_written(data_dir)
+    ok_json(run, "registry", "add", "webshop", "--depends-on", "payments")
+    before = path.read_bytes()
+    cycle = run("registry", "add", "payments", "--depends-on", "webshop", "--json")
+    assert cycle.exit_code == 4
+    assert json.loads(cycle.stdout)["error"] == "dependency cycle: payments -> webshop -> payments"
+    assert run("registry", "add", "solo", "--depends-on", "solo").exit_code == 4
+    secret = run("registry", "add", "x", "--description", "AKIA" + "QZ7XJ4K2LMNOPQRS")
+    assert secret.exit_code == 7
+    assert run("registry", "add", " ").exit_code == 2
+    assert path.read_bytes() == before
+
+
+def test_list_show_remove(run: Run, data_dir: Path) -> None:
+    path = hand_written(data_dir)
+    assert run("registry").stdout == "webshop  -  The web shop\npayments  /tmp\n"
+    items = ok_json(run, "registry", "list")
+    assert [p["name"] for p in items] == ["webshop", "payments"]
+    assert ok_json(run, "registry", "--json") == items
+    assert json.loads(run("registry", "--json", "show", "webshop").stdout) == items[0]
+    assert ok_json(run, "registry", "show", "webshop") == items[0]
+    assert items[0]["owner"] == "alice"
+    assert run("registry", "show", "nope").exit_code == 3
+    ok_json(run, "registry", "add", "webshop", "--depends-on", "payments")
+    removed = ok_json(run, "registry", "remove", "payments")
+    assert removed == {
+        "ok": True,
+        "id": "payments",
+        "record": {**items[1], "id": "payments"},
+        "dependents": ["webshop"],
+    }
+    assert "payments" not in path.read_text(encoding="utf-8").split("depends_on")[0]
+    assert path.read_text(encoding="utf-8").startswith(
+        "# Our projects (edited by hand)\nprojects:\n  # the shop comes first\n  webshop:\n"
+    )
+    before = path.read_bytes()
+    missing = run("registry", "remove", "payments")
+    assert missing.exit_code == 3
+    assert path.read_bytes() == before
+
+
+def test_validate_reports_and_exits_4(run: Run, data_dir: Path) -> None:
+    path = hand_written(data_dir)
+    clean = ok_json(run, "registry", "validate")
+    assert clean == {"ok": True, "projects": 2, "errors": 0, "issues": []}
+    path.write_text(
+        HAND_WRITTEN
+        + "    depends_on: [webshop]\n"
+        + "  ghost:\n    path: /no/such/dir\n    depends_on: [nobody]\n",
+        encoding="utf-8",
+    )
+    path.write_text(
+        path.read_text().replace("owner: alice", "owner: alice\n    depends_on: [payments]")
+    )
+    result = run("registry", "validate", "--json")
+    assert result.exit_code == 4
+    report = json.loads(result.stdout)
+    assert (report["ok"], report["projects"], report["errors"]) == (False, 3, 3)
+    assert report["issues"] == [
+        {
+            "severity": "error",
+            "code": "unknown-dependency",
+            "project": "ghost",
+            "message": "depends on 'nobody', not registered",
+        },
+        {
+            "severity": "error",
+            "code": "missing-path",
+            "project": "ghost",
+            "message": "path /no/such/dir does not exist",
+        },
+        {
+            "severity": "error",
+            "code": "dependency-cycle",
+            "project": "payments",
+            "message": "dependency cycle: payments -> webshop -> payments",
+        },
+    ]
+    text = run("registry", "validate")
+    assert text.exit_code == 4
+    assert text.stdout.splitlines()[0] == (
+        "error: ghost: depends on 'nobody', not registered [unknown-dependency]"
+    )
+    assert text.stderr == "lore: 3 projects, 3 errors\n"
+
+
+def test_context_bundle(run: Run, data_dir: Path) -> None:
+    hand_written(data_dir)
+    ok_json(run, "registry", "add", "webshop", "--depends-on", "payments,auth")
+    dec = ok_json(run, "remember", "Use Stripe", "-r", "fast", "--project", "webshop")["id"]
+    ok_json(run, "remember", "Unrelated", "--project", "other")
+    pat = ok_json(run, "learn", "Idempotency keys", "--solution", "one per charge",
+                  "--project", "webshop")["id"]  # fmt: skip
+    anti = ok_json(run, "patterns", "warn", "Double charge", "--symptom", "s", "--fix", "dedupe",
+                   "--severity", "high", "--project", "webshop")["id"]  # fmt: skip
+    goal = ok_json(run, "goal", "create", "Launch", "--project", "webshop", "--criterion", "x")
+    done = ok_json(run, "goal", "create", "Old launch", "--project", "webshop")["id"]
+    ok_json(run, "goal", "update", done, "--status", "completed")
+    for n in range(3):
+        ok_json(run, "fail", "Timeout", f"gateway timed out {n}", "--project", "webshop")
+    ok_json(run, "fail", "NonZeroExit", "once", "--project", "webshop")
+    doc = ok_json(run, "registry", "context", "webshop")
+    assert list(doc) == [
+        "project", "dependencies", "decisions", "patterns", "anti_patterns", "goals",
+        "recurring_failures",
+    ]  # fmt: skip
+    assert doc["project"]["description"] == "The web shop"
+    assert doc["dependencies"] == [
+        {"name": "payments", "registered": True, "description": "", "path": "/tmp"},
+        {"name": "auth", "registered": False, "description": "", "path": ""},
+    ]
+    assert [d["id"] for d in doc["decisions"]] == [dec]
+    assert [p["id"] for p in doc["patterns"]] == [pat]
+    assert [a["id"] for a in doc["anti_patterns"]] == [anti]
+    assert [(g["id"], g["completion"]) for g in doc["goals"]] == [(goal["id"], "0/1")]
+    assert doc["recurring_failures"] == [
+        {
+            "error_type": "Timeout",
+            "count": 3,
+            "last_seen": NOW,
+            "last_message": "gateway timed out 2",
+        }
+    ]
+    text = run("registry", "context", "webshop")
+    assert text.exit_code == 0
+    assert text.stdout == (
+        "# Project webshop\n"
+        "\n"
+        "The web shop\n"
+        "\n"
+        "## Dependencies\n"
+        "- payments\n"
+        "- auth (not registered)\n"
+        "\n"
+        "## Recent decisions\n"
+        f"- Use Stripe ({dec}, pending): fast\n"
+        "\n"
+        "## Patterns\n"
+        f"- Idempotency keys: one per charge ({pat}, confidence 0.5)\n"
+        f"- Watch for: Double charge; fix: dedupe ({anti}, high)\n"
+        "\n"
+        "## Open goals\n"
+        f"- Launch [active, 0/1 criteria met] ({goal['id']})\n"
+        "\n"
+        "## Recurring failures\n"
+        '- Timeout x3: last "gateway timed out 2"\n'
+    )
+    assert run("registry", "context", "nope").exit_code == 3

@@ -1,0 +1,153 @@
+"""Every export format: node-link JSON, GraphML (parsed back), DOT and Mermaid (syntax
+checked), and the HTML page drawn in a real headless browser."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import pytest
+from click.testing import Result
+
+
+@pytest.fixture
+def sample(put: Any) -> None:
+    put("decision", id="dec-a1", decision='Use "quotes" <b> & `ticks` [x] in a.py', files=["a.py"])
+    put("decision", id="dec-a2", decision="Queue | pipes", related_decisions=["dec-a1"])
+    put("failure", id="fail-f1", error_type="Timeout", error_message="slow")
+    put("concept", id="concept-c1", name="Caching")
+
+
+def _export(run: Callable[..., Result], *args: str) -> str:
+    result = run("graph", "export", *args)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+EDGES = {
+    ("dec-a1", "file:a.py", "references"),
+    ("dec-a2", "dec-a1", "relates_to"),
+    ("fail-f1", "error-type:Timeout", "instance_of"),
+}
+
+
+def test_json_is_networkx_node_link_data(run: Callable[..., Result], sample: None) -> None:
+    data = json.loads(_export(run, "--format", "json"))
+    graph = nx.node_link_graph(data, edges="edges")
+    assert graph.is_directed() and graph.is_multigraph()
+    assert set(graph.edges(keys=True)) == EDGES
+    node = graph.nodes["concept-c1"]
+    assert node == {"type": "concept", "label": "Caching", "status": "active"}
+
+
+def test_graphml_parses_back(run: Callable[..., Result], sample: None, tmp_path: Path) -> None:
+    out = tmp_path / "g.graphml"
+    assert run("graph", "export", "--format", "graphml", "--output", str(out)).exit_code == 0
+    graph = nx.read_graphml(out, force_multigraph=True)
+    assert {(u, v, d["relation"]) for u, v, d in graph.edges(data=True)} == EDGES
+    assert graph.nodes["fail-f1"]["type"] == "failure"
+    assert len(graph) == 6
+
+
+def _dot_structure(text: str) -> tuple[set[str], set[tuple[str, str, str]]]:
+    quoted = r'"((?:[^"\\]|\\.)*)"'
+    nodes = set(re.findall(rf"^  {quoted} \[label=", text, re.M))
+    edges = {
+        (a, b, r)
+        for a, b, r in re.findall(rf"^  {quoted} -> {quoted} \[label={quoted}\];$", text, re.M)
+    }
+    return nodes, edges
+
+
+def test_dot_structure(run: Callable[..., Result], sample: None) -> None:
+    text = _export(run, "--format", "dot")
+    lines = text.splitlines()
+    assert lines[0] == "digraph lore {" and lines[-1] == "}"
+    nodes, edges = _dot_structure(text)
+    assert edges == EDGES and len(nodes) == 6
+    assert '\\"quotes\\"' in text
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz is not installed")
+def test_dot_is_accepted_by_graphviz(run: Callable[..., Result], sample: None) -> None:
+    done = subprocess.run(
+        ["dot", "-Tjson"], input=_export(run, "--format", "dot"), capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    drawn = json.loads(done.stdout)
+    assert len(drawn["objects"]) == 6 and len(drawn["edges"]) == 3
+
+
+MERMAID_LINE = re.compile(
+    r'^  (n\d+\["[^"<>`#{}\[\]()|]+"\]|n\d+ -->\|[a-z_]+\| n\d+|classDef t_\w+ fill:#[0-9a-f]{6}'
+    r"|class n\d+ t_\w+)$"
+)
+
+
+def test_mermaid_syntax(run: Callable[..., Result], sample: None) -> None:
+    lines = _export(run, "--format", "mermaid").splitlines()
+    assert lines[0] == "flowchart LR"
+    bad = [line for line in lines[1:] if not MERMAID_LINE.match(line)]
+    assert bad == []
+    assert sum("-->" in line for line in lines) == 3
+    assert '  n0["concept: Caching"]' in lines
+
+
+def test_focus_exports_a_neighbourhood(run: Callable[..., Result], sample: None) -> None:
+    data = json.loads(_export(run, "--focus", "dec-a2", "--hops", "1"))
+    assert [n["id"] for n in data["nodes"]] == ["dec-a1", "dec-a2"]
+    missing = run("graph", "export", "--focus", "dec-nope")
+    assert missing.exit_code == 3
+
+
+def test_html_is_self_contained(run: Callable[..., Result], sample: None) -> None:
+    text = _export(run, "--format", "html")
+    assert "Copyright (c) 2016-2026, The Cytoscape Consortium" in text
+    assert not re.search(r"<script[^>]+src=|<link[^>]+href=|https?://[^\s\"']+\.js", text)
+    assert text.count("</script>") == 2
+
+
+def _chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no chromium installed")
+def test_html_draws_the_nodes_in_a_headless_browser(
+    run: Callable[..., Result], sample: None, tmp_path: Path
+) -> None:
+    page = tmp_path / "graph.html"
+    assert run("graph", "export", "--format", "html", "-o", str(page)).exit_code == 0
+    drawn = _dump(tmp_path, page.as_uri())
+    assert 'data-nodes-drawn="6"' in drawn
+    assert 'data-edges-drawn="3"' in drawn
+    assert "6 nodes, 3 edges" in drawn
+    # a node "clicked" through the page's #node= link shows its record
+    selected = _dump(tmp_path, page.as_uri() + "#node=fail-f1")
+    assert '<h3 id="title">failure fail-f1</h3>' in selected
+    assert '"error_message": "slow"' in selected
+
+
+def _dump(tmp_path: Path, url: str) -> str:
+    done = subprocess.run(
+        [
+            str(_chromium()),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--virtual-time-budget=10000",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--dump-dom",
+            url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
