@@ -88,7 +88,8 @@ def _build(
         return out
     bounds = [p.start.timestamp() for p in parts]
     where = [bisect_right(bounds, t) - 1 for t in map(ts.__getitem__, docs)]
-    *summaries, whole = _summaries(store, idx, docs, where, len(parts))
+    found = _summaries(store, idx, docs, where, len(parts))
+    summaries, whole = found[: len(parts)], found[-1] if len(parts) != 1 else found[0]
     out.update(whole)
     out["periods"] = [
         {"period": p.label, "since": _iso(p.start), "until": _iso(p.end)} | summary
@@ -174,9 +175,10 @@ def _summaries(
     store: Store, idx: Index, docs: list[int], where: list[int], parts: int
 ) -> list[dict[str, Any]]:
     """Total, counts per kind and digest of each part (``where[i]``: the part of
-    ``docs[i]``), then of all of them together (when there is more than one part)."""
+    ``docs[i]``), then of all of them together (only when there is not exactly one part:
+    then the part is the whole)."""
     kinds, ts, grp, flags = idx.kinds, idx.ts, idx.grp, idx.flags
-    whole = parts if parts > 1 else None
+    whole = parts if parts != 1 else None
     kind_of = list(map(kinds.__getitem__, docs))
     counts = Counter(zip(where, kind_of))
     chosen = (_DECISION, _FAILURE, _PATTERN, _SESSION)

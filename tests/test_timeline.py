@@ -192,3 +192,17 @@ def test_a_new_record_is_counted_at_once(run: Run, loaded: None) -> None:
     result = run("observe", "Cache hit rate fell", env={"LORE_NOW": "2026-02-05T10:00:00Z"})
     assert result.exit_code == 0
     assert doc(run, "2026-02")["counts"] == {"decision": 1, "observation": 1}
+
+
+def test_an_empty_root_and_a_single_year(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    empty = doc(run)
+    assert (empty["total"], empty["counts"], empty["periods"]) == (0, {}, [])
+    assert empty["digest"] == {"entities": [], "tags": [], "highlights": []}
+    result = run("timeline")
+    assert (result.exit_code, result.stdout) == (0, "all time: 0 records\n")
+    assert result.stderr == "lore: no records in all time\n"
+    monkeypatch.setenv("LORE_NOW", NOW)
+    assert run("observe", "Only one year here").exit_code == 0
+    top = doc(run)
+    assert [(y["period"], y["total"]) for y in top["periods"]] == [("2026", 1)]
+    assert (top["total"], top["counts"]) == (1, {"observation": 1})
