@@ -205,7 +205,10 @@ def ablation() -> list[str]:
         "record's own and its window's ranking instead of adding context (-0.024), keeping "
         "neighbours out of each other's top 5 (-0.01 to -0.07), BM25 length normalisation "
         "b = 0.3 or 0.5 and k1 = 0.8 to 2.0 (within +-0.005), and more question words as stop "
-        "words (kind, type, likely, would: +-0.002). A term-association model (co-occurrence "
+        "words (kind, type, likely, would: +-0.002). Field weights (BM25F): LoCoMo's "
+        "observations have one field, so only the labelled eval tells; the title counted 1, "
+        "2, 3, 4 or 5 times gives recall@5 0.903, 0.909, 0.921, 0.921 and 0.917 on all its "
+        "questions, so it stays at 3. A term-association model (co-occurrence "
         "kept with the index) and entity units were not built: after the context step, the "
         "misses left are mostly answers that share no word with the question and sit away "
         "from the turn that does.",
