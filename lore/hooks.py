@@ -29,7 +29,7 @@ EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit"}
 MAX_REQUESTS = 3
 MAX_FILES = 20
 MAX_FAILED = 5
-MAX_FILES_SAID = 8  # files named in the message (``auto.files`` has them all)
+MAX_FILES_SAID = 8  # files named in the message (``auto.files`` keeps the last MAX_FILES)
 MAX_SUMMARY_REQUEST = 80
 GIT_SECONDS = 0.25  # each git call of an automatic handoff: the hook has 0.9 s in all
 
@@ -178,6 +178,16 @@ class Digest:
     files: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     last_request_at: str | None = None  # the transcript's time of the last user request
+    files_cut: int = 0  # files and failed commands seen but left off the capped lists
+    failed_cut: int = 0
+
+    @property
+    def files_total(self) -> int:
+        return len(self.files) + self.files_cut
+
+    @property
+    def failed_total(self) -> int:
+        return len(self.failed) + self.failed_cut
 
     @property
     def empty(self) -> bool:
@@ -190,14 +200,14 @@ class Digest:
             parts.append(f'Last request: "{self.requests[-1]}".')
         if self.files:
             shown = ", ".join(self.files[:MAX_FILES_SAID])
-            more = len(self.files) - MAX_FILES_SAID
+            more = self.files_total - MAX_FILES_SAID
             parts.append(
-                f"Touched {_count(len(self.files), 'file')}: {shown}"
+                f"Touched {_count(self.files_total, 'file')}: {shown}"
                 + (f" and {more} more." if more > 0 else ".")
             )
         if self.failed:
             parts.append(
-                f"{_count(len(self.failed), 'command')} failed, last: `{self.failed[-1]}`."
+                f"{_count(self.failed_total, 'command')} failed, last: `{self.failed[-1]}`."
             )
         return " ".join(parts)
 
@@ -205,9 +215,9 @@ class Digest:
         """What tells this automatic handoff from the others: its last request and counts."""
         counts = []
         if self.files:
-            counts.append(f"{_count(len(self.files), 'file')} touched")
+            counts.append(f"{_count(self.files_total, 'file')} touched")
         if self.failed:
-            counts.append(f"{_count(len(self.failed), 'command')} failed")
+            counts.append(f"{_count(self.failed_total, 'command')} failed")
         said = ", ".join(counts)
         if not self.requests:
             return f"{event}: {said}"
@@ -242,6 +252,15 @@ def _text_of(content: Any) -> str:
     return ""
 
 
+def _typed(entry: dict[str, Any], text: str) -> bool:
+    """Whether a user entry's text is something the user asked: not a command or system
+    wrapper (``<...>``), an interruption marker, a meta note, a compaction's summary or
+    a subagent's prompt (entries Claude Code writes in the user's role)."""
+    if not text or text.startswith(("<", "[Request interrupted")):
+        return False
+    return not any(entry.get(flag) for flag in ("isMeta", "isCompactSummary", "isSidechain"))
+
+
 def digest_transcript(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> Digest:
     """What happened in a Claude Code transcript, read from its last ``max_bytes``."""
     digest = Digest()
@@ -273,7 +292,7 @@ def digest_transcript(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> Digest
                     if block.get("is_error") and block.get("tool_use_id") in commands:
                         digest.failed.append(commands[block["tool_use_id"]])
             text = _text_of(content).strip()
-            if text and not text.startswith("<"):  # skip command/system wrappers
+            if _typed(entry, text):
                 digest.requests.append(" ".join(text.split())[:300])
                 when = entry.get("timestamp")
                 digest.last_request_at = when if isinstance(when, str) else None
@@ -289,6 +308,8 @@ def digest_transcript(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> Digest
                         digest.files.append(file)
                 elif block.get("name") == "Bash" and isinstance(tool_input.get("command"), str):
                     commands[str(block.get("id"))] = " ".join(tool_input["command"].split())[:200]
+    digest.files_cut = max(0, len(digest.files) - MAX_FILES)
+    digest.failed_cut = max(0, len(digest.failed) - MAX_FAILED)
     digest.requests = digest.requests[-MAX_REQUESTS:]
     digest.files = digest.files[-MAX_FILES:]
     digest.failed = digest.failed[-MAX_FAILED:]

@@ -365,8 +365,13 @@ def kind_class(name: str) -> type[Record]:
     key = _ALIASES.get(key, key)
     cls = _ensure(key)
     if cls is None:
+        from difflib import get_close_matches
+
+        close = get_close_matches(key, [*_KIND_MODULES, *_ALIASES], n=1, cutoff=0.75)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise UsageError(
-            f"unknown record kind {name!r}; expected one of {', '.join(sorted(_KIND_MODULES))}"
+            f"unknown record kind {name!r}{hint}; expected one of "
+            f"{', '.join(sorted(_KIND_MODULES))}"
         )
     return cls
 

@@ -12,7 +12,8 @@ from typing import Any
 
 MAX_UNCOMMITTED = 10  # uncommitted files listed when rebuilding context from git
 
-# Priorities: 0 the handoff itself, 1 its open items, 2 the most important decisions and
+# Priorities: 0 the handoff itself (and the open items an automatic one carried over),
+# 1 its open items, 2 the most important decisions and
 # recurring failures, 3 patterns, pitfalls and goals, 4 the rest.
 Add = Callable[[int, str, str], None]
 
@@ -50,6 +51,9 @@ def _handoff(bundle: Any, add: Add) -> None:
         add(0, "handoff", f"## Last handoff ({session['id']}, {when} UTC)")
         add(0, "handoff", session.get("message") or "(no message)")
         items = False
+        # An automatic handoff's digest must not push out the next steps, blockers and
+        # questions it carried over from a manual one: under a budget they rank with it.
+        carried = 0 if session.get("carried_from") else 1
         for label, key in (
             ("Next", "next_steps"),
             ("Blocker", "blockers"),
@@ -57,7 +61,7 @@ def _handoff(bundle: Any, add: Add) -> None:
             ("Open thread", "threads"),
         ):
             for item in session.get(key) or []:
-                add(1, key, f"- {label}: {item}")
+                add(1 if key == "threads" else carried, key, f"- {label}: {item}")
                 items = True
         if items and session.get("carried_from"):
             add(1, "carried", f"  (open items carried over from {session['carried_from']})")

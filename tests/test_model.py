@@ -323,3 +323,12 @@ def test_property_from_dict_keeps_every_key_it_is_given(kind: str, raw: dict[str
     out = record.to_dict()
     assert {k: out[k] for k in raw} == raw
     record.problems()  # never raises, whatever the values
+
+
+def test_a_misspelt_kind_gets_did_you_mean() -> None:
+    with pytest.raises(UsageError) as caught:
+        kind_class("decisons")
+    assert caught.value.message == (
+        "unknown record kind 'decisons' (did you mean 'decisions'?); expected one of "
+        f"{', '.join(KIND_NAMES)}"
+    )

@@ -85,6 +85,13 @@ FIELD_OPTIONS: list[tuple[tuple[str, ...], str, str, bool]] = [
     (("--alias",), "aliases", "Another name (repeatable).", True),
 ]
 FIELD_NAMES = [name for _, name, _, _ in FIELD_OPTIONS]
+# A flag two kinds share, helped as the kind whose heading --help lists it under.
+KIND_HELP = {
+    ("pattern", "confidence"): "How sure it works, 0-1 (default 0.5).",
+    ("evidence", "confidence"): (
+        "One of preliminary, confirmed, contested, superseded (default preliminary)."
+    ),
+}
 
 
 def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -146,19 +153,23 @@ class GroupedCommand(click.Command):
 
         params = {p.name: p for p in self.get_params(ctx) if isinstance(p, click.Option)}
         fields = [name for name in FIELD_NAMES if name in params]
-        sections: list[tuple[str, list[str]]] = []
+        sections: list[tuple[str | None, str, list[str]]] = []
         kinds = [k for k in KIND_FLAGS if k in params]
         if kinds:
-            sections.append(("Kind options (at most one)", kinds))
+            sections.append((None, "Kind options (at most one)", kinds))
         for kind in [self.kind] if self.kind else CAPTURE_KINDS:
             own = [name for name in fields if takes(kind, name)]
-            sections.append((f"{kind.capitalize()} options", own))
-        placed = {name for _, names in sections for name in names}
-        sections.append(
-            ("Common options", [n for n in params if n not in placed and n not in FIELD_NAMES])
-        )
-        for title, names in sections:
-            rows = [r for r in (params[n].get_help_record(ctx) for n in names) if r]
+            sections.append((kind, f"{kind.capitalize()} options", own))
+        placed = {name for _, _, names in sections for name in names}
+        common = [n for n in params if n not in placed and n not in FIELD_NAMES]
+        sections.append((None, "Common options", common))
+        for heading_kind, title, names in sections:
+            rows = []
+            for name in names:
+                record = params[name].get_help_record(ctx)
+                if record:
+                    text = KIND_HELP.get((heading_kind or "", name), record[1])
+                    rows.append((record[0], text))
             if rows:
                 with formatter.section(title):
                     formatter.write_dl(rows)

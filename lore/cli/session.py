@@ -218,7 +218,15 @@ def sessions_list_cmd(
         return
     for s in sessions:
         when = (s.ended_at or s.timestamp or "")[:16].replace("T", " ")  # type: ignore[attr-defined]
-        echo(f"{s.id}  {s.status:<8} {when}  {s.summary or ''}")  # type: ignore[attr-defined]
+        summary = s.summary or _unsummarised(s)  # type: ignore[attr-defined]
+        echo(f"{s.id}  {s.status:<8} {when}  {summary}".rstrip())  # type: ignore[attr-defined]
+
+
+def _unsummarised(session: Any) -> str:
+    """What the list says of a session not handed off yet (it has no summary)."""
+    if session.status != "open":
+        return ""
+    return f"(forked from {session.parent})" if session.parent else "(not handed off yet)"
 
 
 @sessions_cmd.command(name="show")

@@ -375,3 +375,27 @@ def test_promote_failure_of_a_type_without_failures_lists_close_types(run: Run) 
     )
     assert "--threshold" not in result.stderr
     assert not list(Path(os.environ["LORE_DATA_DIR"]).rglob("anti-*.yaml"))
+
+
+# --- acceptance (qa-i7): a shared flag's help speaks of the kind it is listed under ---------
+
+
+def test_confidence_help_is_the_one_of_its_kind() -> None:
+    lore = str(Path(sys.executable).parent / "lore")
+
+    def help_of(*args: str) -> str:
+        done = subprocess.run([lore, *args, "--help"], capture_output=True, text=True, check=True)
+        return " ".join(done.stdout.split())
+
+    learn = help_of("learn")
+    assert "--confidence TEXT How sure it works, 0-1 (default 0.5)." in learn
+    assert "evidence" not in learn
+    capture = help_of("capture")
+    assert capture.count("--confidence TEXT How sure it works, 0-1 (default 0.5).") == 1
+    assert (
+        capture.count(
+            "--confidence TEXT One of preliminary, confirmed, contested, superseded "
+            "(default preliminary)."
+        )
+        == 1
+    )
