@@ -25,7 +25,7 @@ EXTRAS=""
 
 usage() {
     cat <<'EOF'
-Usage: ./install.sh [--test | --dev] [--quiet] [--force]
+Usage: ./install.sh [--mcp] [--test | --dev] [--quiet] [--force]
        ./install.sh --uninstall
 
 Install lore from this checkout: create (or reuse) <checkout>/.venv, install lore
@@ -34,7 +34,8 @@ the data root with `lore init` (existing data is never changed). Safe to run aga
 a re-run with nothing changed skips pip and leaves one venv and one link.
 
 Options:
-  --test        also install the test tools (the [test] extra: pytest, hypothesis)
+  --mcp         also install the MCP SDK (the [mcp] extra), which `lore mcp` needs
+  --test        also install the test tools (the [test] extra: pytest, hypothesis, the MCP SDK)
   --dev         also install the development tools (the [dev] extra: test tools, ruff, mypy)
   -q, --quiet   print only warnings and errors
   --force       replace a `lore` in the bin directory that install.sh did not create, or
@@ -80,6 +81,7 @@ add_extra() {
 parse_args() {
     while [ $# -gt 0 ]; do
         case $1 in
+            --mcp) add_extra mcp ;;
             --test) add_extra test ;;
             --dev) add_extra dev ;;
             -q | --quiet) QUIET=1 ;;
@@ -94,7 +96,7 @@ parse_args() {
         shift
     done
     if [ "$UNINSTALL" = 1 ] && [ -n "$EXTRAS" ]; then
-        die "--uninstall takes no --test/--dev" 2
+        die "--uninstall takes no --mcp/--test/--dev" 2
     fi
     if [ -z "${HOME:-}" ]; then
         die "HOME is not set"

@@ -900,7 +900,12 @@ def main(argv: list[str] | None = None) -> int:
             profile_failures(bench, jsonl)
         elapsed = time.perf_counter() - started
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(render(bench, elapsed), encoding="utf-8")
+        report = render(bench, elapsed)
+        old = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
+        begin, end = "<!-- mcp-bench:begin -->", "<!-- mcp-bench:end -->"
+        if begin in old and end in old:  # bench/mcp_server.py's section: kept as it was
+            report += "\n" + old[old.index(begin) : old.index(end) + len(end)] + "\n"
+        args.out.write_text(report, encoding="utf-8")
         print(f"bench: wrote {args.out} in {elapsed / 60:.1f} min", file=sys.stderr)
     finally:
         if args.keep:

@@ -1,12 +1,12 @@
 """The Python API: what the CLI does, callable in-process by hooks and other tools.
 
 Functions here compose the store, capture, bulk and validate modules and return
-data; they never print. ``import lore`` re-exports them lazily.
+data; they never print. ``import lore`` re-exports them lazily. The ``*_doc`` use cases
+return a command's ``--json`` document: the CLI and the MCP server (``lore.mcp``) both call them.
 """
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -152,6 +152,8 @@ def init(store: Store, *, git: bool = False) -> dict[str, Any]:
 
 
 def _init_git(root: Path, created: list[str]) -> dict[str, Any]:
+    import subprocess
+
     from lore.errors import LoreError
 
     is_repo = (root / ".git").exists()

@@ -367,12 +367,15 @@ def find_duplicate(store: Store, record: Record, *, ignore: Iterable[str] = ()) 
 def _closest(target: str, titles: list[str]) -> int | None:
     """The position of the first title equal to ``target``, else of the first best one
     scoring at least SIMILARITY_THRESHOLD, else None."""
-    for i, title in enumerate(titles):
-        if title == target:
-            return i
+    try:
+        return titles.index(target)
+    except ValueError:
+        pass
     # Only titles that can reach the threshold go to rapidfuzz (in their order, so the
     # first of equally good matches still wins); often none do, and it is not imported.
-    near = [i for i, title in enumerate(titles) if _within_reach(target, title)]
+    # Reach depends on the length alone: compare lengths (a store has 20,000 titles).
+    lo, hi = _reach(len(target))
+    near = [i for i, n in enumerate(map(len, titles)) if lo <= n <= hi]
     if not near:
         return None
     from rapidfuzz import fuzz, process
@@ -425,7 +428,11 @@ def _duplicate_in_index(
     """``find_duplicate`` on the index's titles, in the order the store lists records
     (a log's by creation line, documents by time), so the same record is reported."""
     titles, ts, off = index.titles, index.ts, index.off
+    # Only titles that could match are put in the store's order (sorting 20,000 decisions
+    # for every capture would cost more than the whole check).
+    lo, hi = _reach(len(target))
     docs = index.docs(kind)
+    docs = [d for d, n in zip(docs, map(len, map(titles.__getitem__, docs))) if lo <= n <= hi]
     if kind == "decision":
         docs.sort(key=off.__getitem__)
     else:
@@ -434,6 +441,20 @@ def _duplicate_in_index(
         docs = [d for d in docs if index.id_of(d) not in skip]
     found = _closest(target, [titles[d] for d in docs])
     return None if found is None else index.fetch(store, docs[found])
+
+
+def _reach(a: int) -> tuple[int, int]:
+    """The lengths a title needs to be within reach of a target of length ``a``."""
+    lo = int(SIMILARITY_THRESHOLD * a / (200 - SIMILARITY_THRESHOLD))
+    hi = int((200 - SIMILARITY_THRESHOLD) * a / SIMILARITY_THRESHOLD) + 1
+    # The float bounds are close; settle them on the exact test.
+    while lo > 0 and _within_reach("x" * a, "x" * (lo - 1)):
+        lo -= 1
+    while not _within_reach("x" * a, "x" * lo):
+        lo += 1
+    while not _within_reach("x" * a, "x" * hi):
+        hi -= 1
+    return lo, hi
 
 
 def _within_reach(target: str, title: str) -> bool:

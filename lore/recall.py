@@ -68,6 +68,12 @@ def query_window(query: str) -> Window | None:
     return timeexpr.in_query(query)[0]
 
 
+def parse_until(text: str | None) -> float | None:
+    """``--until``: epoch seconds where a time expression (``lore.timeexpr``) ends (a date:
+    through its end; an age or a date-time: that moment)."""
+    return timeexpr.until(text)
+
+
 def searchable_kinds(names: tuple[str, ...] | list[str]) -> list[str]:
     out = []
     for name in names:
@@ -108,11 +114,11 @@ def rank(
     project: str | None = None,
     tags: tuple[str, ...] | list[str] = (),
     since: str | None = None,
-    until: str | None = None,
     show_hidden: bool = False,
     here: str | None = None,
     limit: int = 0,
     index: Index | None = None,
+    until: str | None = None,
 ) -> Ranking:
     """Every matching record, best first, without reading a single record.
 
@@ -320,11 +326,11 @@ def recall(
     project: str | None = None,
     tags: tuple[str, ...] | list[str] = (),
     since: str | None = None,
-    until: str | None = None,
     limit: int = DEFAULT_LIMIT,
     show_hidden: bool = False,
     here: str | None = None,
     remember: bool = True,
+    until: str | None = None,
 ) -> list[Hit]:
     """The ``limit`` best records for ``query`` (0: all), best first.
 
@@ -369,6 +375,7 @@ def failures(
     project: str | None = None,
     since: str | None = None,
     limit: int = DEFAULT_LIMIT,
+    until: str | None = None,
 ) -> dict[str, Any]:
     """Failures newest first (of one type, matching ``query``), with counts per type."""
     found = [f for f in store.of(Failure) if _belongs(f, project)]
@@ -377,6 +384,9 @@ def failures(
     since_epoch = parse_since(since)
     if since_epoch is not None:
         found = [f for f in found if clock.epoch(f.timestamp) >= since_epoch]
+    until_epoch = parse_until(until)
+    if until_epoch is not None:
+        found = [f for f in found if clock.epoch(f.timestamp) < until_epoch]
     if query and query.strip():
         result = rank(store, query, kinds=("failure",))
         ids = {result.index.id_of(r.doc) for r in result.ranked}

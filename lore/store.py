@@ -42,6 +42,9 @@ class Store:
         self.issues: list[ReadIssue] = []
         self._cache: dict[str, tuple[Any, dict[str, Record]]] = {}
         self._kind_issues: dict[str, list[ReadIssue]] = {}
+        # Derived data a long-lived process (``lore mcp``) keeps between calls: set to a
+        # dict to keep the search index in memory (refreshed from the files on each use).
+        self.kept: dict[str, Any] | None = None
 
     # -- layout --------------------------------------------------------------------
 

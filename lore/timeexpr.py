@@ -89,10 +89,15 @@ class Window:
         return {"text": self.text, "since": _iso(self.start), "until": _iso(self.end)}
 
     def describe(self) -> str:
-        since, until = _iso(self.start), _iso(self.end)
-        if since and until:
-            return f"{self.text!r}: {since} to {until}"
-        return f"{self.text!r}: " + (f"since {since}" if since else f"before {until}")
+        return describe(self.to_dict())
+
+
+def describe(window: dict[str, Any]) -> str:
+    """A window (``Window.to_dict``) in words: ``'last week': <since> to <until>``."""
+    since, until = window.get("since"), window.get("until")
+    if since and until:
+        return f"{window['text']!r}: {since} to {until}"
+    return f"{window['text']!r}: " + (f"since {since}" if since else f"before {until}")
 
 
 def _iso(value: datetime | None) -> str | None:

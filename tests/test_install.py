@@ -79,8 +79,10 @@ def test_help_prints_usage_on_stdout() -> None:
         [BASH, str(INSTALL), "--help"], capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("Usage: ./install.sh [--test | --dev] [--quiet] [--force]\n")
-    for option in ("--test", "--dev", "--quiet", "--force", "--uninstall", "--help"):
+    assert result.stdout.startswith(
+        "Usage: ./install.sh [--mcp] [--test | --dev] [--quiet] [--force]\n"
+    )
+    for option in ("--mcp", "--test", "--dev", "--quiet", "--force", "--uninstall", "--help"):
         assert f"  {option}" in result.stdout or f", {option}" in result.stdout, option
     for variable in ("PYTHON", "LORE_BIN_DIR", "LORE_DATA_DIR"):
         assert f"\n  {variable} " in result.stdout, variable

@@ -115,6 +115,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "Propose concepts from clusters of similar records, and promote them.",
     ),
     "hooks": ("hooks:hooks_cmd", "Install or remove the Claude Code hooks (and run them)."),
+    "mcp": ("mcp:mcp_cmd", "Run lore as an MCP server on stdio (for coding agents)."),
     "demo": (
         "demo:demo_cmd",
         "Play the whole loop on a throwaway data root, showing each command.",

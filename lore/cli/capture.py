@@ -200,9 +200,9 @@ def _run(
     quiet: bool,
     as_json: bool,
 ) -> None:
-    from lore.capture import capture
+    from lore.usecases.core import capture
 
-    captured = capture(
+    written = capture(
         app.store,
         text,
         kind=kind,
@@ -213,24 +213,12 @@ def _run(
         force=force,
         allow_secret=allow_secret,
     )
-    record = captured.record
-    for message in captured.warnings:
+    record = written.record
+    for message in written.warnings:
         warn(message)
-    rule = _rule_of_three(app, record)
+    rule = written.doc.get("rule_of_three")
     if as_json:
-        out: dict[str, Any] = {
-            "ok": True,
-            "id": record.id,
-            "type": record.kind,
-            "timestamp": record.timestamp,
-            "record": record.to_dict(),
-        }
-        if rule:
-            out["rule_of_three"] = rule
-        contradicts = getattr(record, "contradicts", None)
-        if contradicts:
-            out["contradicts"] = contradicts
-        emit_json(out)
+        emit_json(written.doc)
     elif quiet:
         echo(record.id)
     else:
@@ -247,14 +235,6 @@ def _run(
             f"Rule of Three: {rule['count']} failures of type {rule['error_type']}. "
             f'Name the pattern: lore learn "..." --solution "..." --tags {rule["error_type"]}'
         )
-
-
-def _rule_of_three(app: App, record: Any) -> dict[str, Any] | None:
-    if record.kind != "failure":
-        return None
-    from lore.failure_rules import rule_of_three
-
-    return rule_of_three(app.store, record)
 
 
 # Each capture command carries ~45 click options, and building one costs a quarter of a
@@ -430,19 +410,10 @@ def retract_cmd(app: App, record_id: str, reason: str | None, as_json: bool) -> 
     (decision, pattern, anti-pattern, concept, edge) also get status "retracted".
     Retracted failures no longer count toward the Rule of Three.
     """
-    from lore.api import retract
+    from lore.usecases.core import retract
 
-    updated, when = retract(app.store, record_id, reason=reason)
+    written = retract(app.store, record_id, reason=reason)
     if as_json:
-        emit_json(
-            {
-                "ok": True,
-                "id": updated.id,
-                "type": updated.kind,
-                "timestamp": updated.timestamp,
-                "retracted_at": when,
-                "record": updated.to_dict(),
-            }
-        )
+        emit_json(written.doc)
     else:
-        echo(f"retracted {updated.kind} {updated.id}")
+        echo(f"retracted {written.record.kind} {written.record.id}")

@@ -52,39 +52,32 @@ def review_cmd(
       lore review --days 0
       lore review --resolve dec-3f9a0c1b2d4e --outcome successful --lesson "worked"
     """
-    from lore.errors import UsageError
-    from lore.feedback import pending, resolve
+    from lore.usecases.core import review
 
+    doc = review(
+        app.store, days=days, resolve_id=resolve_id, outcome=outcome, lesson=lesson, force=force
+    )
+    if as_json:
+        emit_json(doc)
+        return
     if resolve_id is None:
-        if outcome or lesson:
-            raise UsageError("--outcome and --lesson go with --resolve ID")
-        decisions = pending(app.store, days=days)
-        if as_json:
-            emit_json({"days": days, "pending": [d.to_dict() for d in decisions]})
-            return
         # stdout holds one decision per line and nothing else: messages go to stderr.
-        if not decisions:
+        if not doc["pending"]:
             note(
                 f"no decisions pending for more than {days} days"
                 if days
                 else "no pending decisions"
             )
             return
-        for d in decisions:
-            echo(f"{d.id}  {d.timestamp[:10]}  {d.decision}")
+        for d in doc["pending"]:
+            echo(f"{d['id']}  {d['timestamp'][:10]}  {d['decision']}")
         note("resolve with: lore review --resolve ID --outcome successful|revised|abandoned")
         return
-    if outcome is None:
-        raise UsageError("--resolve needs --outcome successful|revised|abandoned")
-    result = resolve(app.store, resolve_id, outcome=outcome, lesson=lesson, force=force)
-    if as_json:
-        emit_json(result.to_dict())
-        return
-    echo(f"decision {result.decision.id}: {outcome}")
-    for raised in result.raised:
+    echo(f"decision {doc['id']}: {outcome}")
+    for raised in doc["patterns_raised"]:
         echo(f"  pattern {raised['id']}: confidence {raised['from']:g} -> {raised['to']:g}")
-    if result.failure is not None:
-        echo(f"  recorded failure {result.failure.id} (LogicError)")
+    if doc["failure_id"] is not None:
+        echo(f"  recorded failure {doc['failure_id']} (LogicError)")
 
 
 @click.command(name="promote-failure")

@@ -16,14 +16,6 @@ from lore.errors import UsageError
 
 pass_app = click.make_pass_decorator(App)
 LIMIT_HELP = "At most N results (default 10; 0: all)."
-SINCE_HELP = "Only records since a time: 2026-05-12, 2026-05, 2026-W19, 7d, yesterday, last week..."
-UNTIL_HELP = "Only records before the end of a time (same forms; 7d: older than 7 days)."
-
-
-def _here(project: str | None) -> str | None:
-    from lore.capture import detect_project
-
-    return detect_project(project)
 
 
 def _query(words: tuple[str, ...]) -> str:
@@ -50,6 +42,10 @@ def _section(name: str, items: list[dict[str, Any]], count: int | None = None) -
         echo(f"- {_line(item, score=True)}")
     if not items:
         echo("  (none)")
+
+
+SINCE_HELP = "Only records since a time: 2026-05-12, 2026-05, 2026-W19, 7d, yesterday, last week..."
+UNTIL_HELP = "Only records before the end of a time (same forms; 7d: older than 7 days)."
 
 
 @click.command(name="recall")
@@ -136,44 +132,37 @@ def recall_cmd(
       lore recall --brief auth
       lore recall --deep "session store" --explain
     """
-    text = _query(query)
     modes = [
         name
         for name, on in (
-            ("--patterns", as_patterns),
-            ("--failures", as_failures),
-            ("--triggers", as_triggers),
-            ("--brief", as_brief),
+            ("patterns", as_patterns),
+            ("failures", as_failures),
+            ("triggers", as_triggers),
+            ("brief", as_brief),
         )
         if on
     ]
     if len(modes) > 1:
-        raise UsageError(f"choose one mode: {' and '.join(modes)} cannot be combined")
-    if (deep or graph_depth) and modes:
-        raise UsageError("--deep and --graph-depth go with a plain QUERY, not a mode")
-    if error_type and not as_failures:
-        raise UsageError("--type goes with --failures")
-    if threshold is not None and not as_triggers:
-        raise UsageError("--threshold goes with --triggers")
-    if as_patterns:
-        _patterns(app, text, project, limit, as_json)
-    elif as_failures:
-        _failures(app, error_type, text, project, since, limit, as_json)
-    elif as_triggers:
-        _triggers(app, threshold or 3, project, as_json)
-    elif as_brief:
-        if not text:
-            raise UsageError("--brief needs a topic: lore recall --brief TOPIC")
-        _brief(app, text, project, limit, as_json)
-    elif not text and project and not (kinds or tags or since or until):
-        _context(app, project, limit, as_json)
-    elif not text:
-        raise UsageError("nothing to recall: give a QUERY (or a mode: --patterns, --failures, ...)")
-    elif deep or graph_depth:
-        _graph_recall(app, text, kinds, project, tags, (since, until), limit, show_all, explain,
-                      as_json, graph_depth, deep)  # fmt: skip
-    else:
-        _recall(app, text, kinds, project, tags, (since, until), limit, show_all, explain, as_json)
+        flags = " and ".join(f"--{m}" for m in modes)
+        raise UsageError(f"choose one mode: {flags} cannot be combined")
+    _show(
+        app,
+        _query(query),
+        as_json,
+        mode=modes[0] if modes else None,
+        kinds=kinds,
+        project=project,
+        tags=tags,
+        since=since,
+        until=until,
+        limit=limit,
+        show_all=show_all,
+        explain=explain,
+        error_type=error_type,
+        threshold=threshold,
+        deep=deep,
+        graph_depth=graph_depth,
+    )
 
 
 search_cmd = click.Command(
@@ -185,42 +174,32 @@ search_cmd = click.Command(
 )
 
 
-def _recall(
-    app: App,
-    text: str,
-    kinds: tuple[str, ...],
-    project: str | None,
-    tags: tuple[str, ...],
-    period: tuple[str | None, str | None],
-    limit: int,
-    show_all: bool,
-    explain: bool,
-    as_json: bool,
-) -> None:
-    from lore.recall import query_window, recall
+def _show(app: App, text: str, as_json: bool, **options: Any) -> None:
+    """Run ``lore.usecases.core.recall`` and print its document, or render it as text."""
+    from lore.usecases.core import recall
 
-    since, until = period
-    found = recall(
-        app.store,
-        text,
-        kinds=kinds,
-        project=project,
-        tags=tags,
-        since=since,
-        until=until,
-        limit=limit,
-        show_hidden=show_all,
-        here=_here(project),
-    )
-    window = query_window(text)
+    result = recall(app.store, text, **options)
     if as_json:
-        results = [h.to_dict(explain=explain) for h in found]
-        emit_json(
-            {"query": text, "window": window.to_dict() if window else None, "results": results}
-        )
+        emit_json(result.doc)
         return
-    if explain and window is not None:
-        note(f"time window {window.describe()} (its records rank higher)")
+    window = result.doc.get("window") if result.mode in ("search", "graph") else None
+    if window and options.get("explain"):
+        from lore.timeexpr import describe
+
+        note(f"time window {describe(window)} (its records rank higher)")
+    render = {
+        "search": lambda: _recall(text, result.hits, bool(options.get("explain"))),
+        "graph": lambda: _render_graph(text, result.hits, result.via, bool(options.get("explain"))),
+        "patterns": lambda: _render_patterns(result.doc),
+        "failures": lambda: _failures(result.doc),
+        "triggers": lambda: _triggers(result.doc),
+        "context": lambda: _context(result.doc),
+        "brief": lambda: _brief(result.doc),
+    }
+    render[result.mode]()
+
+
+def _recall(text: str, found: list[Any], explain: bool) -> None:
     if not found:
         from lore.search import query_terms
 
@@ -241,54 +220,8 @@ def _recall(
             echo(f"      [{parts}]")
 
 
-def _graph_recall(
-    app: App,
-    text: str,
-    kinds: tuple[str, ...],
-    project: str | None,
-    tags: tuple[str, ...],
-    period: tuple[str | None, str | None],
-    limit: int,
-    show_all: bool,
-    explain: bool,
-    as_json: bool,
-    depth: int,
-    deep: bool,
-) -> None:
-    """--deep / --graph-depth: recall through the knowledge graph (``lore.graph.recall``)."""
-    from lore.cli.graph import one_shot
-    from lore.graph.recall import graph_recall
-    from lore.recall import query_window
-
-    since, until = period
-
-    found, via = graph_recall(
-        app.store,
-        text,
-        deep=deep,
-        depth=depth,
-        limit=limit,
-        kinds=kinds,
-        project=project,
-        tags=tags,
-        since=since,
-        until=until,
-        show_hidden=show_all,
-        here=_here(project),
-        one_shot=one_shot(),
-    )
-    window = query_window(text)
-    if as_json:
-        results = []
-        for hit in found:
-            item = hit.to_dict(explain=explain)
-            if explain and hit.record.id in via:
-                item["explain"]["via"] = via[hit.record.id]
-            results.append(item)
-        emit_json(
-            {"query": text, "window": window.to_dict() if window else None, "results": results}
-        )
-        return
+def _render_graph(text: str, found: list[Any], via: dict[str, list[str]], explain: bool) -> None:
+    """--deep / --graph-depth: the hits recall found through the knowledge graph."""
     if not found:
         note(f"no matches for {text!r}")
     for hit in found:
@@ -302,38 +235,15 @@ def _graph_recall(
 
 def _patterns(app: App, text: str, project: str | None, limit: int, as_json: bool) -> None:
     """``recall --patterns`` and ``lore suggest``: one use case, one rendering."""
-    from lore.usecases.patterns import suggest
+    _show(app, text, as_json, mode="patterns", project=project, limit=limit)
 
-    doc = suggest(app.store, text or None, project=_here(project), limit=limit)
-    if as_json:
-        emit_json(doc)
-        return
+
+def _render_patterns(doc: dict[str, Any]) -> None:
     _section("Patterns", doc["patterns"])
     _section("Anti-patterns", doc["anti_patterns"])
 
 
-def _failures(
-    app: App,
-    error_type: str | None,
-    text: str,
-    project: str | None,
-    since: str | None,
-    limit: int,
-    as_json: bool,
-) -> None:
-    from lore.recall import failures
-
-    doc = failures(
-        app.store,
-        error_type=error_type,
-        query=text or None,
-        project=project,
-        since=since,
-        limit=limit,
-    )
-    if as_json:
-        emit_json(doc)
-        return
+def _failures(doc: dict[str, Any]) -> None:
     if not doc["failures"]:
         note("no failures")
         return
@@ -343,15 +253,9 @@ def _failures(
         echo(f"{when}  {item['id']}  {item['error_type']}: {_title(item)}")
 
 
-def _triggers(app: App, threshold: int, project: str | None, as_json: bool) -> None:
-    from lore.recall import triggers
-
-    doc = triggers(app.store, threshold=threshold, project=project)
-    if as_json:
-        emit_json(doc)
-        return
+def _triggers(doc: dict[str, Any]) -> None:
     if not doc["triggers"]:
-        note(f"no error type has {threshold} or more failures")
+        note(f"no error type has {doc['threshold']} or more failures")
         return
     for t in doc["triggers"]:
         pitfall = f" (see {t['pitfall']})" if t.get("pitfall") else ""
@@ -359,14 +263,8 @@ def _triggers(app: App, threshold: int, project: str | None, as_json: bool) -> N
         echo(f"      {' '.join(str(t['last_message']).split())}{pitfall}")
 
 
-def _context(app: App, project: str, limit: int, as_json: bool) -> None:
-    from lore.recall import context
-
-    doc = context(app.store, project, limit=limit)
-    if as_json:
-        emit_json(doc)
-        return
-    echo(f"# {project}")
+def _context(doc: dict[str, Any]) -> None:
+    echo(f"# {doc['project']}")
     for entry in doc["registry"]:
         echo(" ".join(str(entry.get("description") or "").split()) or "(registered)")
     for name, key in (
@@ -378,14 +276,8 @@ def _context(app: App, project: str, limit: int, as_json: bool) -> None:
         _section(name, doc[key])
 
 
-def _brief(app: App, topic: str, project: str | None, limit: int, as_json: bool) -> None:
-    from lore.recall import brief
-
-    doc = brief(app.store, topic, project=project, here=_here(project), limit=limit)
-    if as_json:
-        emit_json(doc)
-        return
-    echo(f"# Brief: {topic}")
+def _brief(doc: dict[str, Any]) -> None:
+    echo(f"# Brief: {doc['topic']}")
     for name, key in (
         ("Decisions", "decisions"),
         ("Patterns", "patterns"),
@@ -413,7 +305,13 @@ def context_cmd(app: App, project: str, limit: int, as_json: bool) -> None:
     Same as `lore recall --project PROJECT`. With --json: {"project", "registry",
     "decisions", "patterns", "failures", "goals"}, each section a list of records.
     """
-    _context(app, project, limit, as_json)
+    from lore.usecases.core import recall
+
+    doc = recall(app.store, project=project, limit=limit).doc
+    if as_json:
+        emit_json(doc)
+        return
+    _context(doc)
 
 
 @click.command(name="brief")
@@ -433,7 +331,7 @@ def brief_cmd(
     {"topic", "decisions", "patterns", "failures", "contradictions"}, each
     section {"count", "items"}.
     """
-    _brief(app, _query(topic), project, limit, as_json)
+    _show(app, _query(topic), as_json, mode="brief", project=project, limit=limit)
 
 
 @click.command(name="failures")
@@ -441,6 +339,7 @@ def brief_cmd(
 @click.option("--type", "error_type", help="Only failures of this error type.")
 @click.option("--project", help="Only this project's failures.")
 @click.option("--since", help=SINCE_HELP)
+@click.option("--until", help=UNTIL_HELP)
 @click.option("--limit", "-n", type=click.IntRange(min=0), default=10, help=LIMIT_HELP)
 @json_option
 @pass_app
@@ -450,6 +349,7 @@ def failures_cmd(
     error_type: str | None,
     project: str | None,
     since: str | None,
+    until: str | None,
     limit: int,
     as_json: bool,
 ) -> None:
@@ -458,7 +358,17 @@ def failures_cmd(
     Same as `lore recall --failures [QUERY]`: QUERY, if given, keeps the failures
     that match it. With --json: {"type", "counts": {error_type: n}, "failures": [...]}.
     """
-    _failures(app, error_type, _query(query), project, since, limit, as_json)
+    _show(
+        app,
+        _query(query),
+        as_json,
+        mode="failures",
+        error_type=error_type,
+        project=project,
+        since=since,
+        until=until,
+        limit=limit,
+    )
 
 
 @click.command(name="triggers")
@@ -472,7 +382,7 @@ def triggers_cmd(app: App, threshold: int, project: str | None, as_json: bool) -
     Same as `lore recall --triggers`. With --json: {"threshold", "triggers":
     [{"error_type", "count", "last_seen", "last_message", "pitfall"}]}.
     """
-    _triggers(app, threshold, project, as_json)
+    _show(app, "", as_json, mode="triggers", threshold=threshold, project=project)
 
 
 # --- the index ----------------------------------------------------------------------------

@@ -46,20 +46,22 @@ def show_cmd(app: App, record_id: str, history: bool, as_json: bool) -> None:
     the record is listed after it (--json: an "evidence" array of evidence records,
     present only when there is some).
     """
-    from lore.api import record_history
     from lore.errors import NotFoundError
+    from lore.usecases.core import show
 
     try:
-        record = app.store.get(record_id)
+        doc = show(app.store, record_id, history=history)
     except NotFoundError:
         _report_issues(app)  # an unreadable file may be why it is not found
         raise
-    revisions = record_history(app.store, record_id) if history else None
     _report_issues(app)
-    from lore.usecases.evidence import backing
-
-    evidence = backing(app.store, record.id)
-    render_record(record.to_dict(), record.kind, evidence, as_json=as_json, history=revisions)
+    if as_json:
+        emit_json(doc)
+        return
+    evidence = doc.get("evidence", [])
+    data = doc["record"] if history else {k: v for k, v in doc.items() if k != "evidence"}
+    kind = app.store.get(record_id).kind
+    render_record(data, kind, evidence, as_json=False, history=doc["history"] if history else None)
 
 
 def render_record(

@@ -30,6 +30,9 @@ def _project(explicit: str | None) -> str | None:
     help="In a forked session: drop the inherited open items instead of adding to them.",
 )
 @click.option("--project", help="Project name (default: the git repository's name).")
+@click.option(
+    "--allow-secret", is_flag=True, help="Write even if the text looks like it holds a credential."
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print only the session's id.")
 @json_option
 @pass_app
@@ -42,6 +45,7 @@ def handoff_cmd(
     threads: tuple[str, ...],
     replace: bool,
     project: str | None,
+    allow_secret: bool,
     quiet: bool,
     as_json: bool,
 ) -> None:
@@ -61,41 +65,29 @@ def handoff_cmd(
     Example:
       lore handoff "Parser done; tests green." --next "wire the CLI" --blocker "CI quota"
     """
-    from lore.components.transfer import handoff
-    from lore.gitinfo import snapshot
+    from lore.usecases.core import handoff
 
     body = read_text(message, what="handoff message")
-    report: dict[str, Any] = {}
-    session = handoff(
+    written = handoff(
         app.store,
         body,
-        project=_project(project),
-        next_steps=list(next_steps),
-        blockers=list(blockers),
-        questions=list(questions),
-        threads=list(threads),
-        git=snapshot(),
+        project=project,
+        next_steps=next_steps,
+        blockers=blockers,
+        questions=questions,
+        threads=threads,
         replace=replace,
-        report=report,
+        allow_secret=allow_secret,
     )
     if as_json:
-        emit_json(
-            {
-                "ok": True,
-                "id": session.id,
-                "type": "session",
-                "timestamp": session.timestamp,
-                "record": session.to_dict(),
-                "open_items": report,
-            }
-        )
+        emit_json(written.doc)
         return
     if quiet:
-        echo(session.id)
+        echo(written.record.id)
         return
-    captured = sum(len(v) for v in session.captured.values())
-    echo(f"session {session.id} handed off ({_count(captured, 'record')} captured)")
-    said = _open_items_note(report)
+    captured = sum(len(v) for v in written.doc["record"]["captured"].values())
+    echo(f"session {written.record.id} handed off ({_count(captured, 'record')} captured)")
+    said = _open_items_note(written.doc["open_items"])
     if said:
         echo(said)
 
@@ -152,22 +144,10 @@ def resume_cmd(
     unless --fork, which starts a child session inheriting the open items. With
     no session at all, rebuilds context from recent records and git history.
     """
-    from lore.components.transfer import start
-    from lore.gitinfo import snapshot
-    from lore.resume import render, resume
+    from lore.usecases.core import resume
 
-    name = _project(project)
-    bundle = resume(app.store, project=name, session_id=session_id, git=None)
-    if bundle.reconstructed is not None:
-        bundle.reconstructed["git"] = snapshot()
-    if fork:
-        parent = app.store.get(bundle.session["id"]) if bundle.session else None
-        child = start(app.store, project=name, parent=parent)  # type: ignore[arg-type]
-        bundle.fork = {"id": child.id, "parent": child.parent}
-    text, cut = render(bundle, budget=budget)
+    text, data = resume(app.store, session_id=session_id, project=project, fork=fork, budget=budget)
     if as_json:
-        data: dict[str, Any] = bundle.to_dict()
-        data["cut"] = cut
         emit_json(data)
         return
     echo(text)

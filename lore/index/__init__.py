@@ -24,6 +24,7 @@ from lore.index.persist import (
     open_index,
     rebuild,
     save,
+    save_kept,
     status,
 )
 from lore.index.refresh import SETTLE_NS, _Listing, _settled
@@ -51,5 +52,6 @@ __all__ = [
     "rebuild",
     "recall_counts",
     "save",
+    "save_kept",
     "status",
 ]

@@ -206,28 +206,56 @@ def save(index: Index, root: DataRoot) -> bool:
     return True
 
 
+def _stored(store: Store) -> Index | None:
+    """The stored index, or the one ``store.kept`` holds from an earlier call."""
+    kept = store.kept
+    if kept is None:
+        return load(store.root)
+    if kept.get("index") is None:
+        kept["index"] = load(store.root)
+    index: Index | None = kept["index"]
+    return index
+
+
 def current(store: Store, kinds: tuple[str, ...]) -> Index | None:
     """The stored index with ``kinds`` brought up to date in memory only, or None when
     there is none yet: for a writer's quick question (a count), which must neither pay
     for a first build nor rewrite the whole index file after its own small append.
     (Writers reach it through ``lore.capture.warm_index``, which skips importing this
     module when there is no index file.)"""
-    index = load(store.root)
-    if index is not None:
-        index.refresh(store, kinds)
+    index = _stored(store)
+    if index is not None and index.refresh(store, kinds) and store.kept is not None:
+        store.kept["dirty"] = True
     return index
 
 
 def open_index(store: Store) -> Index:
-    """The index, brought up to date with the files (and saved if that changed it)."""
-    index = load(store.root)
+    """The index, brought up to date with the files (and saved if that changed it; a kept
+    index is saved only by ``save_kept``, so a long-lived process's queries stay fast)."""
+    index = _stored(store)
     if index is None:
         index = Index(str(store.path))
         index.refresh(store)
         save(index, store.root)
+        if store.kept is not None:
+            store.kept["index"] = index
     elif index.refresh(store):
-        save(index, store.root)
+        if store.kept is None:
+            save(index, store.root)
+        else:
+            store.kept["dirty"] = True
     return index
+
+
+def save_kept(store: Store) -> bool:
+    """Save the index ``store.kept`` holds, if it moved on since it was read or saved."""
+    kept = store.kept or {}
+    index = kept.get("index")
+    if index is None or not kept.get("dirty"):
+        return False
+    index.refresh(store)
+    kept["dirty"] = False
+    return save(index, store.root)
 
 
 def rebuild(store: Store) -> Index:

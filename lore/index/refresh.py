@@ -33,6 +33,9 @@ class Refreshable(Writable):
         """Bring the index up to date with the files (of ``kinds``: each kind's freshness
         is tracked on its own); True if anything changed."""
         self.changed = False
+        # A long-lived process may watch the document folders (lore.index.watch): a folder
+        # with no event since its last full check needs no stat per document.
+        watch = store.kept.get("watch") if store.kept is not None else None
         for kind in kinds:
             where = self.layout.get(kind)
             if where is None:  # a new index: ask the kind where its records live
@@ -43,6 +46,8 @@ class Refreshable(Writable):
             path, suffix = where
             # Known locations: a kind's module is imported only if its files changed.
             if suffix:
+                if watch is not None and kind in self.sources and watch.quiet(path):
+                    continue
                 self._refresh_dir(kind, Path(path), suffix)
             else:
                 self._refresh_log(kind, Path(path))

@@ -1,0 +1,85 @@
+"""The MCP server: an ``MCPServer`` with lore's tools, resources and prompt, over stdio.
+
+Arguments the schema refuses (wrong types, unknown tools) come back as ``isError`` results
+with lore's usage code, like every other error; the server itself never stops on one.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import ValidationError
+
+from lore import __version__
+from lore.errors import UsageError
+from lore.mcp import resources, state
+from lore.mcp._tool import TOOLS, adapt, error_result
+from lore.mcp.tools import MODULES
+
+INSTRUCTIONS = """\
+lore is this project's durable memory: decisions, patterns, failures, observations and
+session handoffs in plain files that every session and every agent shares.
+Start a task with `resume`. Before deciding something, `recall` what was decided before.
+Record as you go: `remember` (a decision and why), `learn` (a pattern that worked), `fail`
+(a failure), `observe` (anything else). End with `handoff` (what is done, what is next).
+Errors come back as {"ok": false, "error", "code"}; fix the arguments and call again."""
+
+
+class LoreServer(MCPServer[Any]):
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                problems = "; ".join(
+                    f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}"
+                    for err in cause.errors()
+                )
+                return error_result(UsageError(f"{name}: {problems}", tool=name))
+            if name not in {spec.name for spec in TOOLS}:
+                return error_result(UsageError(f"no tool named {name!r}", tool=name))
+            raise
+
+
+def build(data_dir: str | None = None) -> LoreServer:
+    """The server with every tool of ``lore.mcp.tools`` registered."""
+    state.configure(data_dir)
+    for module in MODULES:
+        import_module(f"lore.mcp.tools.{module}")
+    from mcp.types import ToolAnnotations
+
+    server = LoreServer(
+        name="lore",
+        title="lore",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        log_level="WARNING",
+    )
+    for spec in TOOLS:
+        server.add_tool(
+            adapt(spec),
+            name=spec.name,
+            title=spec.title,
+            description=" ".join((spec.fn.__doc__ or "").split()),
+            annotations=ToolAnnotations(
+                title=spec.title,
+                read_only_hint=spec.read_only,
+                destructive_hint=False if not spec.read_only else None,
+                open_world_hint=False,
+            ),
+        )
+    resources.register(server)
+    return server
+
+
+def serve(data_dir: str | None = None) -> None:
+    """Run the server on stdin/stdout until the client closes it."""
+    server = build(data_dir)
+    try:
+        server.run("stdio")
+    finally:
+        state.close()

@@ -1,0 +1,19 @@
+"""The MCP tools, one module per group; importing a module declares its tools (``@tool``).
+
+Adding a tool is one function in one of these modules (or a new module listed in
+``MODULES``) that calls the use case the CLI command calls and returns its document::
+
+    @tool("timeline", title="What happened when", read_only=True)
+    def timeline(since: Annotated[str, Field(description="...")] = "7d") -> Doc:
+        '''What the agent reads: when to call it, what comes back.'''
+        from lore.timeline import timeline as run
+
+        return run(store(), since=since)
+
+Arguments are typed (their JSON Schema is derived from the annotations, descriptions
+from ``Field``); a ``LoreError`` raised inside becomes a tool error by itself.
+"""
+
+from __future__ import annotations
+
+MODULES = ("session", "recall", "records", "review")
