@@ -95,6 +95,26 @@ TOOLS = {
     "show": (True, ["id"], ["id", "history"]),
     "list": (True, ["kind"], ["kind", "tags", "project", "limit", "show_all"]),
     "review": (False, [], ["id", "outcome", "lesson", "days", "force"]),
+    "journal_update": (
+        False,
+        ["id"],
+        ["id", "outcome", "rationale", "lesson", "tags", "type", "allow_secret"],
+    ),
+    "goal_update": (
+        False,
+        ["id"],
+        [
+            "id",
+            "status",
+            "priority",
+            "deadline",
+            "add_criteria",
+            "met",
+            "depends_on",
+            "allow_secret",
+        ],
+    ),
+    "graph_neighbors": (True, ["id"], ["id", "relation", "direction"]),
 }
 
 
@@ -268,3 +288,51 @@ def test_resources_and_prompt(server: Any) -> None:
     prompt = server.request("get_prompt", "start-session", {})
     text = prompt.messages[0].content.text
     assert text.startswith("Here is what lore remembers") and "lore resume" in text
+
+
+def test_component_tools_return_what_the_cli_returns(server: Any, run: Any) -> None:
+    import json
+
+    cli_run = run
+
+    def run(*args: str) -> Any:  # the CLI on the server's own data root
+        return cli_run("--data-dir", str(server.root), *args)
+
+    old = server.ok("remember", text="Cache sessions in memcached because: simple")["id"]
+    new = server.ok("remember", text="Cache sessions in Redis because: replication")["id"]
+    updated = server.ok("journal_update", id=old, outcome="revised", lesson="memcached lost data")
+    assert (updated["ok"], updated["id"]) == (True, old)
+    assert sorted(updated["changed"]) == ["lesson_learned", "outcome"]
+    assert updated["record"]["outcome"] == "revised"
+    cli = json.loads(run("show", old, "--json").stdout)
+    assert cli == updated["record"]  # the file the CLI reads holds the tool's change
+    bad = server.error("journal_update", id="dec-000000000000", outcome="revised")
+    assert bad["code"] == "not_found"
+
+    goal = json.loads(
+        run(
+            "goal",
+            "create",
+            "Sessions survive a restart",
+            "--criterion",
+            "replicated",
+            "--criterion",
+            "tested",
+            "--json",
+        ).stdout
+    )
+    moved = server.ok("goal_update", id=goal["id"], met=["sc-1"], status="active")
+    assert moved["completion"] == "1/2"
+    assert json.loads(run("goal", "show", goal["id"], "--json").stdout)["completion"] == "1/2"
+    assert server.error("goal_update", id=goal["id"], met=["sc-9"])["code"] == "not_found"
+    cycle = server.error("goal_update", id=goal["id"], depends_on=[goal["id"]])
+    assert cycle["code"] == "invalid"
+
+    assert json.loads(run("journal", "supersede", old, "--by", new, "--json").stdout)["ok"]
+    near = server.ok("graph_neighbors", id=new, relation="supersedes", direction="out")
+    assert [n["id"] for n in near["neighbors"]] == [old]
+    cli_near = run(
+        "graph", "neighbors", new, "--relation", "supersedes", "--direction", "out", "--json"
+    )
+    assert json.loads(cli_near.stdout) == near
+    assert server.error("graph_neighbors", id="dec-000000000000")["code"] == "not_found"
