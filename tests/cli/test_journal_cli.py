@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from click.testing import Result
 
+from lore.timeexpr import FORMS
+
 Run = Callable[..., Result]
 DECISIONS = "journal/data/decisions.jsonl"
 T1, T2, T3 = (
@@ -128,8 +130,8 @@ def test_list_json_is_the_records(run: Run, three: list[str], data_dir: Path) ->
          "revised, abandoned (got 'great')"),
         (["--type", "misc"], 4, "decision type must be one of architecture, implementation, "
          "naming, tooling, process, bugfix, refactor, other (got 'misc')"),
-        (["--since", "yesterdayish"], 2, "--since 'yesterdayish' is neither an ISO date/time "
-         "nor a relative age like 7d, 2w, 12h"),
+        (["--since", "yesterdayish"], 2, "--since 'yesterdayish': not a time lore can read; "
+         f"use {FORMS}"),
     ],
 )  # fmt: skip
 def test_list_bad_filters(run: Run, args: list[str], code: int, message: str) -> None:

@@ -115,6 +115,7 @@ TOOLS = {
         ],
     ),
     "graph_neighbors": (True, ["id"], ["id", "relation", "direction"]),
+    "timeline": (True, [], ["period", "project", "kinds"]),
 }
 
 
@@ -198,7 +199,7 @@ def test_a_whole_session_through_the_tools(server: Any) -> None:
     ):
         assert wanted in [r["id"] for r in server.ok("recall", query=query)["results"]], query
     deep = server.ok("recall", query="ledger postgres", deep=True, explain=True)
-    assert set(deep) == {"query", "results"} and deep["results"][0]["id"] == dec["id"]
+    assert set(deep) == {"query", "window", "results"} and deep["results"][0]["id"] == dec["id"]
     assert server.ok("recall", query="ledger postgres", until="2000-01-01")["results"] == []
     assert server.ok("recall", query="ledger postgres", since="1h")["results"][0]["id"] == dec["id"]
     only = server.ok("recall", query="upload", kinds=["failures"], limit=2)
@@ -336,3 +337,13 @@ def test_component_tools_return_what_the_cli_returns(server: Any, run: Any) -> N
     )
     assert json.loads(cli_near.stdout) == near
     assert server.error("graph_neighbors", id="dec-000000000000")["code"] == "not_found"
+
+    years = server.ok("timeline")
+    assert years == json.loads(run("timeline", "--json").stdout)
+    assert (
+        years["total"] >= 2
+        and years["level"] == json.loads(run("timeline", "--json").stdout)["level"]
+    )
+    decisions = server.ok("timeline", kinds=["decision"])
+    assert decisions == json.loads(run("timeline", "--kind", "decision", "--json").stdout)
+    assert server.error("timeline", period="the day after the meeting")["code"] == "usage"
