@@ -177,13 +177,21 @@ def test_text_output(run: Run, loaded: None) -> None:
     [
         (("7d",), "timeline '7d': not a period lore can read"),
         (("2026-13",), "timeline '2026-13'"),
-        (("--kind", "edge"), "recall does not search edges"),
+        (("--kind", "edge"), "timeline does not count edges; it counts decision, pattern"),
+        (("last", "fortnight"), "timeline 'last fortnight': not a period lore can read"),
     ],
 )
 def test_usage_errors(run: Run, args: tuple[str, ...], message: str) -> None:
     result = run("timeline", *args)
     assert (result.exit_code, result.stdout) == (2, "")
     assert message in result.stderr
+
+
+def test_a_period_of_several_words_needs_no_quotes(run: Run, loaded: None) -> None:
+    # as the help's example writes it: lore timeline last week --project api
+    assert doc(run, "last", "month", "--project", "api") == doc(run, "2026-01", "--project", "api")
+    assert doc(run, "dec", "30", "2025")["records"] == doc(run, "2025-12-30")["records"]
+    assert doc(run, "this", "week")["period"] == "2026-W07"
 
 
 def test_a_new_record_is_counted_at_once(run: Run, loaded: None) -> None:

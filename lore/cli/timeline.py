@@ -14,13 +14,13 @@ pass_app = click.make_pass_decorator(App)
 
 
 @click.command(name="timeline")
-@click.argument("period", required=False)
+@click.argument("period", nargs=-1)
 @click.option("--project", help="Only this project's records (its own or tagged).")
 @click.option("--kind", "kinds", multiple=True, help="Only this kind (repeatable; plurals work).")
 @json_option
 @pass_app
 def timeline_cmd(
-    app: App, period: str | None, project: str | None, kinds: tuple[str, ...], as_json: bool
+    app: App, period: tuple[str, ...], project: str | None, kinds: tuple[str, ...], as_json: bool
 ) -> None:
     """Count records by year, month, ISO week and day, each period with a digest.
 
@@ -46,7 +46,7 @@ def timeline_cmd(
     """
     from lore.timeline import timeline
 
-    doc = timeline(app.store, period, project=project, kinds=kinds)
+    doc = timeline(app.store, " ".join(period) or None, project=project, kinds=kinds)
     if as_json:
         emit_json(doc)
         return
