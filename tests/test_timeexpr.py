@@ -132,6 +132,8 @@ def test_lore_now_is_now(monkeypatch: pytest.MonkeyPatch) -> None:
             "what we tried",
         ),
         ("redis after 2026-05-12", "after 2026-05-12", "2026-05-13T00:00:00Z", None, "redis"),
+        ("shipped by 2026-05", "by 2026-05", None, "2026-06-01T00:00:00Z", "shipped"),
+        ("cache till may", "till may", None, "2026-06-01T00:00:00Z", "cache"),
         (
             "outages during 2025",
             "during 2025",
@@ -164,6 +166,7 @@ def test_a_time_inside_a_query(
         "march the migration forward",
         "handle over 2000 requests",  # a number, not a year
         "why 2026 planning",  # a bare year needs "in", "during", "since", ...
+        "done by may",  # "by" shapes a window but does not make a bare month name a time
         "the day after the meeting",
     ],
 )
