@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -192,6 +193,26 @@ def test_a_period_of_several_words_needs_no_quotes(run: Run, loaded: None) -> No
     assert doc(run, "last", "month", "--project", "api") == doc(run, "2026-01", "--project", "api")
     assert doc(run, "dec", "30", "2025")["records"] == doc(run, "2025-12-30")["records"]
     assert doc(run, "this", "week")["period"] == "2026-W07"
+
+
+def test_a_day_shows_hand_written_times_in_utc(run: Run, data_dir: Path) -> None:
+    # hand-written files may use an offset or a date alone (§2); a day is a UTC day
+    feed = "".join(
+        json.dumps({"kind": "observation", "content": text, "timestamp": NOW}) + "\n"
+        for text in ("kafka lag at midnight", "kafka lag all day")
+    )
+    assert run("import", "-", input=feed).exit_code == 0
+    path = data_dir / "inbox" / "data" / "observations.jsonl"
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    lines[0]["timestamp"], lines[1]["timestamp"] = "2026-01-01T00:30:00+02:00", "2025-12-31"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = run("timeline", "2025-12-31")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[-2:] == [
+        f"00:00  observation {lines[1]['id']}  kafka lag all day",
+        f"22:30  observation {lines[0]['id']}  kafka lag at midnight",
+    ]
+    assert doc(run, "2026-01-01")["total"] == 0
 
 
 def test_a_new_record_is_counted_at_once(run: Run, loaded: None) -> None:

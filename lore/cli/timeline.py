@@ -44,6 +44,7 @@ def timeline_cmd(
       lore timeline 2026-05 --kind decision
       lore timeline last week --project api
     """
+    from lore.clock import parse_timestamp
     from lore.timeline import timeline
 
     doc = timeline(app.store, " ".join(period) or None, project=project, kinds=kinds)
@@ -59,7 +60,7 @@ def timeline_cmd(
         echo(f"{item['period']}: {_counts(item)}")
         _digest(item["digest"], "    ")
     for item in doc.get("records", []):
-        when = item["timestamp"][11:16]
+        when = parse_timestamp(item["timestamp"]).strftime("%H:%M")  # UTC, as the day is
         echo(f"{when}  {item['type']} {item['id']}  {_label(item)}")
     if not doc["total"]:
         note(f"no records in {title}")

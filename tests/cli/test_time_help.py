@@ -11,7 +11,9 @@ from lore.cli import LAZY_COMMANDS, cli
 from lore.cli.recall import SINCE_HELP, UNTIL_HELP
 
 
-def commands(group: click.Group, ctx: click.Context, path: str) -> Iterator[tuple[str, click.Command]]:
+def commands(
+    group: click.Group, ctx: click.Context, path: str
+) -> Iterator[tuple[str, click.Command]]:
     for name in group.list_commands(ctx):
         command = group.get_command(ctx, name)
         assert command is not None
