@@ -7,6 +7,7 @@ mcp`` prints the command that installs it and exits 2.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -75,9 +76,18 @@ def _project_dir() -> Path:
 
 
 def _lore_bin() -> str:
-    from lore.cli.hooks import _lore_bin as find
+    """This lore (the one that has the SDK), not the first `lore` on PATH, which may be
+    another install: the script being run, else the one beside this Python, else PATH's."""
+    import shutil
 
-    return find()
+    running = Path(sys.argv[0])
+    if running.name in ("lore", "lore.exe") and running.is_file():
+        return os.path.abspath(running)
+    beside = Path(sys.executable).with_name("lore")
+    if beside.is_file():
+        return str(beside)
+    found = shutil.which("lore")
+    return os.path.abspath(found) if found else os.path.abspath(sys.argv[0])
 
 
 def agent_options(fn: Any) -> Any:
