@@ -248,3 +248,19 @@ def test_install_writes_the_lore_that_runs_not_another_on_path(tmp_path: Path) -
         check=True,
     )
     assert json.loads(out.stdout)["entry"] == {"command": this, "args": ["mcp"]}
+
+
+def test_install_codex_replaces_a_value_written_over_several_lines(run: Run) -> None:
+    """A formatter's multi-line array (or a multi-line string) is one value: replaced whole,
+    not line by line (which left its tail behind and broke the file)."""
+    config = Path.home() / ".codex" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(
+        '[mcp_servers.lore]\ncommand = """\n/old/lore"""\nargs = [\n  "--data-dir",  # old\n'
+        '  "/x]",\n]\ntool_timeout_sec = 5\n\n[other]\nx = 1\n'
+    )
+    assert run("mcp", "install", "--codex").exit_code == 0
+    assert config.read_text() == (
+        f'[mcp_servers.lore]\ncommand = "{_lore()}"\nargs = ["mcp"]\ntool_timeout_sec = 5\n'
+        "\n[other]\nx = 1\n"
+    )
