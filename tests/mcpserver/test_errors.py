@@ -165,15 +165,17 @@ def test_a_malformed_request_leaves_the_server_serving(tmp_path: Path) -> None:
     assert (tmp_path / "data/inbox/data/observations.jsonl").read_text().count("\n") == 1
 
 
-@pytest.mark.parametrize("name", ["resume", "recall", "show", "list"])
+@pytest.mark.parametrize("name", ["resume", "recall", "show", "list", "graph_neighbors"])
 def test_read_only_tools_write_nothing(server: Any, name: str) -> None:
+    (decision,) = server.ok("list", kind="decision", limit=1)  # a node with neighbours
     before = sorted(p for p in server.root.rglob("*") if p.is_file())
     sizes = [p.stat().st_size for p in before]
     args = {
         "recall": {"query": "deploy"},
         "show": {"id": "dec-0123456789ab"},
         "list": {"kind": "decision"},
+        "graph_neighbors": {"id": decision["id"]},
     }
-    server.call(name, **args.get(name, {}))
+    assert not server.call(name, **args.get(name, {})).is_error or name == "show"
     after = sorted(p for p in server.root.rglob("*") if p.is_file())
     assert after == before and [p.stat().st_size for p in after] == sizes
