@@ -53,6 +53,23 @@ def test_bad_enum_and_wrong_types(server: Any) -> None:
     }
 
 
+def test_an_unknown_argument_is_refused_not_dropped(server: Any) -> None:
+    """A misspelt argument would silently lose what it carried (as an unknown flag is
+    refused by the CLI): nothing is written."""
+    before = server.ok("list", kind="decision", limit=0)
+    typo = server.error("remember", text="Use tox for the test matrix", rational="one config")
+    assert typo == {
+        "ok": False,
+        "error": "remember: unknown argument 'rational' (did you mean 'rationale'?)",
+        "code": "usage",
+        "tool": "remember",
+    }
+    assert server.error("observe", text="x", tag=["a"], colour=1)["error"] == (
+        "observe: unknown arguments 'colour', 'tag' (did you mean 'tags'?)"
+    )
+    assert server.ok("list", kind="decision", limit=0) == before
+
+
 def test_lore_rules_apply(server: Any) -> None:
     empty = server.error("observe", text="   ")
     assert empty == {"ok": False, "error": "nothing to capture: the text is empty", "code": "usage"}
