@@ -4,6 +4,7 @@
     python bench/run.py            # full run (100k-record store, 15+ repeats)
     python bench/run.py --quick    # smoke run (10k records, 5 repeats)
     python bench/run.py --only capture   # sections 1 and 3 only, spliced into the report
+    python bench/run.py --only reads     # sections 5 and 5b (recall, resume, timeline)
 
 Every command runs as a subprocess of the installed entry point (.venv/bin/lore) with
 LORE_DATA_DIR and LORE_CACHE_DIR in a temp dir, NO_COLOR=1 and stdin=/dev/null, beside
@@ -384,6 +385,42 @@ class Bench:
         )
         self.sections.append(sec)
         self.recall = recall
+        self.timeline(big)
+
+    def timeline(self, big: Path) -> None:
+        """``lore timeline`` at every level, with its answer kept and (cold) without it."""
+        env = self.env(big)
+        sec = Section(
+            f"5b. The timeline of the {self.n:,}-record store",
+            "`lore timeline` at each level: target within 15× bare start-up. Warm: the "
+            "index is fresh and the answer was kept beside it by the run before. Cold: the "
+            "kept answers are deleted before each run, so the counts and digests are computed "
+            "from the index (what the first timeline after a capture pays).",
+        )
+        periods = _timeline_periods(env)
+        if not periods:
+            return
+        kept = lambda: list(Path(env["LORE_CACHE_DIR"]).glob("*/index/timeline.json"))  # noqa: E731
+        for level, period in periods:
+            argv = [str(LORE), "timeline", *([period] if period else [])]
+            shown = " ".join(argv[1:])
+            sec.rows.append(
+                self.measure(
+                    Row(f"lore {shown}", f"{level}, warm", target=15.0),
+                    lambda i, argv=argv: (argv, env),
+                    self.repeats,
+                )
+            )
+
+            def cold(i: int, argv: list[str] = argv) -> tuple[list[str], dict[str, str]]:
+                for path in kept():
+                    path.unlink()
+                return argv, env
+
+            sec.rows.append(
+                self.measure(Row(f"lore {shown}", f"{level}, cold", target=15.0), cold, 5)
+            )
+        self.sections.append(sec)
 
     def graph(self, big: Path) -> None:
         """The knowledge graph on the big store: rebuild, a read after one capture, --deep."""
@@ -525,6 +562,30 @@ class Bench:
         )
         if out.is_file():
             self.profiles.append((title, _profile_table(out)))
+
+
+def _timeline_periods(env: dict[str, str]) -> list[tuple[str, str]]:
+    """One period of each level that has records: the last year, its busiest month, that
+    month's busiest week and that week's busiest day (chosen from the timeline itself)."""
+    import json
+
+    def ask(*args: str) -> dict:
+        out = subprocess.run(
+            [str(LORE), "timeline", *args, "--json"], capture_output=True, env=env, check=True
+        )
+        return json.loads(out.stdout)  # type: ignore[no-any-return]
+
+    found = [("all years", "")]
+    doc = ask()
+    for level in ("year", "month", "week", "day"):
+        parts = [p for p in doc.get("periods", []) if p["total"]]
+        if not parts:
+            break
+        pick = parts[-1] if level == "year" else max(parts, key=lambda p: p["total"])
+        found.append((level, pick["period"]))
+        if level != "day":
+            doc = ask(pick["period"])
+    return found
 
 
 def peak_rss(argv: list[str], env: dict[str, str], cwd: Path) -> int:
@@ -786,10 +847,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-profile", action="store_true", help="skip profiling failures")
     parser.add_argument(
         "--only",
-        choices=["capture", "graph"],
+        choices=["capture", "graph", "reads"],
         help="run one part alone and splice it into the report: capture (the Python "
         "start-up and capture rows; the big store's index is built with `lore index "
-        "rebuild`) or graph (section 7, on a fresh big store)",
+        "rebuild`), graph (section 7, on a fresh big store) or reads (sections 5 and 5b: "
+        "recall, resume and the timeline on a fresh big store)",
     )
     args = parser.parse_args(argv)
     if not LORE.is_file():
@@ -809,6 +871,16 @@ def main(argv: list[str] | None = None) -> int:
             bench.graph(big)
             splice(args.out, bench.sections[-1], bench)
             print(f"bench: spliced {bench.sections[-1].title!r} into {args.out}", file=sys.stderr)
+            return 0
+        if args.only == "reads":
+            big = tmp / "big"
+            bench.baseline()
+            seconds = bench.generate(big, bench.n)
+            print(f"  generated {bench.n:,}-record store in {seconds:.1f} s", file=sys.stderr)
+            bench.reads(big)
+            for section in bench.sections[-2:]:  # 5 (recall, resume) and 5b (timeline)
+                splice(args.out, section, bench)
+                print(f"bench: spliced {section.title!r} into {args.out}", file=sys.stderr)
             return 0
         bench.baseline()
         if args.only:

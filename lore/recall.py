@@ -5,14 +5,11 @@ triggers, context, brief). Returns data; never prints. The ranking formula is in
 
 from __future__ import annotations
 
-import re
-from array import array
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
-from lore import clock, search
+from lore import clock, search, signals, timeexpr
 from lore.components.failures import Failure
 from lore.components.intent import Goal
 from lore.components.patterns import SEVERITY_RANK, Pattern
@@ -20,14 +17,12 @@ from lore.errors import UsageError
 from lore.index import SEARCH_KINDS, Index, note_recalled, open_index, recall_counts
 from lore.model import Record, kind_class
 from lore.store import Store
+from lore.timeexpr import Window
 
 DEFAULT_LIMIT = 10
 CONTRADICTION_POOL = 50  # a brief looks for contradictions among this many best decisions
 CONTRADICTION_SHARED_TERMS = 2
 SETTLED_AGAINST = frozenset({"revised", "abandoned"})
-_RELATIVE = re.compile(r"^\s*(\d+)\s*([hdw])\s*$", re.IGNORECASE)
-_UNITS = {"h": "hours", "d": "days", "w": "weeks"}
-_DATE_ONLY = re.compile(r"^\s*\d{4}-\d{2}-\d{2}\s*$")
 
 
 @dataclass
@@ -64,35 +59,19 @@ def result_dict(record: Record, score: float | None = None) -> dict[str, Any]:
 
 
 def parse_since(text: str | None) -> float | None:
-    """``--since``: an ISO date or date-time, or ``7d`` / ``2w`` / ``12h`` before now."""
-    if text is None or not text.strip():
-        return None
-    now = clock.parse_timestamp(clock.now())
-    match = _RELATIVE.match(text)
-    if match:
-        delta = timedelta(**{_UNITS[match.group(2).lower()]: int(match.group(1))})
-        return (now - delta).timestamp()
-    try:
-        return clock.parse_timestamp(text).timestamp()
-    except (ValueError, TypeError):
-        raise UsageError(
-            f"--since {text!r} is neither an ISO date/time nor a relative age like 7d, 2w, 12h"
-        ) from None
+    """``--since``: epoch seconds where a time expression (``lore.timeexpr``) starts."""
+    return timeexpr.since(text)
+
+
+def query_window(query: str) -> Window | None:
+    """The time window a query names ("last week", "in May 2026"), which recall boosts."""
+    return timeexpr.in_query(query)[0]
 
 
 def parse_until(text: str | None) -> float | None:
-    """``--until``: like ``--since``; a bare date (``2026-05-01``) means through its end."""
-    if text is None or not text.strip():
-        return None
-    try:
-        epoch = parse_since(text)
-    except UsageError:
-        raise UsageError(
-            f"--until {text!r} is neither an ISO date/time nor a relative age like 7d, 2w, 12h"
-        ) from None
-    if _DATE_ONLY.match(text) and epoch is not None:
-        epoch += 86400.0
-    return epoch
+    """``--until``: epoch seconds where a time expression (``lore.timeexpr``) ends (a date:
+    through its end; an age or a date-time: that moment)."""
+    return timeexpr.until(text)
 
 
 def searchable_kinds(names: tuple[str, ...] | list[str]) -> list[str]:
@@ -124,6 +103,7 @@ class Ranking:
     ranked: list[Ranked]  # best first; exact for the first ``limit`` (all when limit is 0)
     total: int  # how many records match
     matched: set[str]  # the index terms that matched (for snippets)
+    window: Window | None = None  # the time window the query named, if any
 
 
 def rank(
@@ -142,99 +122,51 @@ def rank(
 ) -> Ranking:
     """Every matching record, best first, without reading a single record.
 
+    A time expression inside ``query`` ("last week", "in May 2026") is not matched as
+    text: records inside the window it names weigh more (``lore.signals.WINDOW_BOOST``).
     With a ``limit``, records that cannot reach the top ``limit`` (their relevance plus
     the largest possible other components is below the ``limit``-th score) are counted
     but not scored.
     """
     wanted = {SEARCH_KINDS.index(k) for k in searchable_kinds(list(kinds))}
-    since_epoch = parse_since(since)
-    until_epoch = parse_until(until)
+    since_epoch = timeexpr.since(since)
+    until_epoch = timeexpr.until(until)
+    window, words = timeexpr.in_query(query)
     idx = index or open_index(store)
-    terms = search.query_terms(query)
+    terms = search.query_terms(words)
     n = idx.size
     if not terms or n == 0:
-        return Ranking(idx, [], 0, set())
-    k1, b = search.K1, search.B
-    base, scale = k1 * (1.0 - b), k1 * b * n / max(idx.total_length(), 1)
-    dl, dead = idx.dl, idx.dead
-    vocabulary = idx.vocabulary()
-    exact: dict[int, float] = {}
-    fuzzy: dict[int, float] = {}
-    matched: set[str] = set()
-    every: list[tuple[str, list[tuple[str, float]]]] = []
-    for term in terms:
-        close = search.close_terms(term, vocabulary)
-        every.append(
-            (term, [(term, 1.0)] + [(v, search.FUZZY_WEIGHT * sim) for v, sim in close.items()])
-        )
-    # Words of a project's name (or of a tag all its records carry) are not matched text.
-    from lore.index.tagwords import muted as muted_words
-
-    mute = muted_words(idx, {v for _, variants in every for v, _ in variants})
-    # Every record is scored here, filters or not; filters apply to the (fewer) matches.
-    for term, variants in every:
-        own: dict[int, float] = {}
-        near: dict[int, float] = {}
-        for variant, factor in variants:
-            column = idx.postings_of(variant)
-            if not column:
-                continue
-            docs, tfs = column[0::2], column[1::2]
-            less = mute.get(variant)
-            if less:
-                kept = [(d, tf - less.get(d, 0)) for d, tf in zip(docs, tfs)]
-                docs = array("I", [d for d, tf in kept if tf > 0])
-                tfs = array("I", [tf for _, tf in kept if tf > 0])
-            df = len(docs) - (len(dead.intersection(docs)) if dead else 0)
-            if not df:
-                continue
-            matched.add(variant)
-            weight = factor * search.idf(n, df) * (k1 + 1.0)
-            if variant == term:  # a record appears once in a term's postings
-                own = {d: weight * tf / (tf + base + scale * dl[d]) for d, tf in zip(docs, tfs)}
-                continue
-            for d, tf in zip(docs, tfs):
-                s = weight * tf / (tf + base + scale * dl[d])
-                if s > near.get(d, 0.0):
-                    near[d] = s
-        for d, s in near.items():  # a term counts once: as itself or as its best variant
-            if s > own.get(d, 0.0):
-                fuzzy[d] = fuzzy.get(d, 0.0) + s
-                own.pop(d, None)
-        if not exact:
-            exact = own
-        else:
-            get = exact.get
-            for d, s in own.items():
-                exact[d] = get(d, 0.0) + s
-    text = exact if not fuzzy else dict(exact)
-    for d, s in fuzzy.items():
-        text[d] = text.get(d, 0.0) + s
+        return Ranking(idx, [], 0, set(), window)
+    text, exact, fuzzy, matched = signals.relevance(idx, terms, window)
     hidden = _flagged(idx.hidden) if not show_hidden else set()
-    for d in dead | hidden:
+    for d in idx.dead | hidden:
         text.pop(d, None)
     member = _membership(idx, project) if project else None
     tagged = None
     for tag in tags:
         tagged = idx.tagged(tag) if tagged is None else tagged & idx.tagged(tag)
-    dated = since_epoch is not None or until_epoch is not None
-    if wanted or dated or member is not None or tagged is not None:
+    timed = since_epoch is not None or until_epoch is not None
+    if wanted or timed or member is not None or tagged is not None:
         kinds_col, ts = idx.kinds, idx.ts
+        low = since_epoch if since_epoch is not None else float("-inf")
+        high = until_epoch if until_epoch is not None else float("inf")
         text = {
             d: v
             for d, v in text.items()
             if not (
                 (wanted and kinds_col[d] not in wanted)
-                or (since_epoch is not None and ts[d] < since_epoch)
-                or (until_epoch is not None and ts[d] >= until_epoch)
+                or (timed and not low <= ts[d] < high)
                 or (member is not None and not member(d))
                 or (tagged is not None and d not in tagged)
             )
         }
     if not text:
-        return Ranking(idx, [], 0, matched)
+        return Ranking(idx, [], 0, matched, window)
     ranked = _score(store, idx, text, exact, fuzzy, project or here, limit, show_hidden)
-    return Ranking(idx, ranked, len(text), matched)
+    if window is not None:
+        for r in ranked:
+            r.parts["window"] = 1.0 if window.contains(idx.ts[r.doc]) else 0.0
+    return Ranking(idx, ranked, len(text), matched, window)
 
 
 def _score(
@@ -402,7 +334,8 @@ def recall(
 ) -> list[Hit]:
     """The ``limit`` best records for ``query`` (0: all), best first.
 
-    ``project`` filters; ``here`` (the current project) only raises affinity. With
+    ``project`` filters; ``here`` (the current project) only raises affinity;
+    ``since``/``until`` are time expressions (``lore.timeexpr``) that filter. With
     ``remember``, the returned ids count as recalled once more (local history).
     """
     result = rank(

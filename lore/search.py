@@ -3,9 +3,10 @@
 Ranking formula; every capitalised name is a constant below. Text is split into words
 (letters and digits; a camelCase word also yields its parts), lower-cased; words of one
 letter and STOP_WORDS (English stop words plus question boilerplate such as "use",
-"choose", "decide") are dropped, and each word is reduced by ``stem``, a light
-suffix-stripping stemmer (caching, cached, caches, cache -> cach). A query's terms are
-its distinct stemmed words. A record's searched fields are its kind's ``search`` fields
+"choose", "decide") are dropped, and each word is reduced by ``stem`` (Snowball through
+PyStemmer, else ``light_stem``; caching, cached, caches, cache -> cach). A query's terms
+are its distinct stemmed words, once a time expression in it is taken out
+(``lore.timeexpr``). A record's searched fields are its kind's ``search`` fields
 plus its title field. For a record d among the N indexed records (hidden ones included):
 
     tf(t, d)    = TITLE_WEIGHT * (occurrences of t in the title field)
@@ -24,7 +25,10 @@ plus its title field. For a record d among the N indexed records (hidden ones in
                   start with t (sim = PREFIX_SIM; the first PREFIX_LIMIT in sorted order)
                   and, only when t itself is not in the index (a typo), the FUZZY_LIMIT
                   best terms with rapidfuzz ratio(t, v) >= FUZZY_CUTOFF (sim = ratio / 100)
-    text(d)     = sum over the query's terms t of match(t, d)  (any matching term counts)
+    bm(d)       = sum over the query's terms t of match(t, d)  (any matching term counts)
+    text(d)     = lore.signals: bm(d) x (share of the query's terms d holds) ** 0.6,
+                  x 0.8 if d asks (holds a "?"), plus a share of its neighbours' scores
+                  (session context), x 3 inside the time window the query names
     relevance   = text(d) / (the largest text(d) among the records that pass the filters)
     recency     = 0.5 ** (age in days / HALF_LIFE_DAYS); 0 for a record without a time
     importance  = by kind, 0..1:
@@ -49,7 +53,8 @@ plus its title field. For a record d among the N indexed records (hidden ones in
     score = W_TEXT * relevance + W_RECENCY * recency + W_IMPORTANCE * importance
             + W_PROJECT * project + W_RECALLED * recalled
 
-Only records with text(d) > 0 are results, best score first (ties: newest, then id).
+Only records with text(d) > 0 (own words or context) are results, best score first (ties:
+newest, then id).
 Retracted and superseded records (a kind's ``hidden``) are left out; with ``--all`` their
 score is multiplied by HIDDEN_FACTOR and, if still not below the record that superseded
 them, set just below it.
@@ -147,15 +152,48 @@ def _has_vowel(text: str) -> bool:
     return any(c in _VOWELS for c in text)
 
 
+_snowball: Any = None  # Snowball's English stemmer (PyStemmer), once looked for; False: absent
+
+
+def stemmer() -> str:
+    """Which stemmer ``stem`` uses: ``"snowball"`` (PyStemmer installed) or ``"light"``
+    (the pure-Python fallback). The index records it: a change means a rebuild."""
+    global _snowball
+    if _snowball is None:
+        try:
+            import Stemmer  # type: ignore[import-not-found,unused-ignore]
+
+            _snowball = Stemmer.Stemmer("english").stemWord
+        except ImportError:
+            _snowball = False
+    return "snowball" if _snowball else "light"
+
+
 def stem(word: str) -> str:
+    """A word's stem: Snowball's English stemmer when PyStemmer is installed, else
+    ``light_stem``. Words of three letters or fewer, and anything with digits, stay."""
+    cached = _stem_cache.get(word)
+    if cached is not None:
+        return cached
+    if _snowball is None:
+        stemmer()
+    if _snowball and len(word) > 3 and word.isalpha():
+        w = _snowball(word)
+        if w.endswith("s") and not w.endswith("ss") and not _has_vowel(w[:-1]):
+            w = w[:-1]  # an acronym's plural (JWTs, SDKs), which Snowball keeps
+    else:
+        w = light_stem(word)
+    if len(_stem_cache) < 200_000:
+        _stem_cache[word] = w
+    return w
+
+
+def light_stem(word: str) -> str:
     """A light Porter-like stemmer: plurals, -ing/-ed/-ly/-ation/-ness/-ment, final -e.
 
     ``caching``, ``cached``, ``caches`` and ``cache`` all become ``cach``; words of three
     letters or fewer, and anything with digits, are left alone.
     """
-    cached = _stem_cache.get(word)
-    if cached is not None:
-        return cached
     w = word
     if len(w) > 3 and w.isalpha():
         if w.endswith("ies") and len(w) > 4:
@@ -174,8 +212,6 @@ def stem(word: str) -> str:
                 break
         if w.endswith("e") and len(w) > 3:
             w = w[:-1]
-    if len(_stem_cache) < 200_000:
-        _stem_cache[word] = w
     return w
 
 

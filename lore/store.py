@@ -409,7 +409,7 @@ class Store:
                 and v not in (None, "", [], {})
                 and (k, v) not in (("source", "manual"), ("v", 1))
             }
-            entries[name] = data
+            yamlio.append_key(entries, name, data)
         else:
             changes = changes or {}
             if changes.get("name", name) != name:
@@ -442,7 +442,7 @@ class Store:
             if record is None:
                 raise NotFoundError(f"no {cls.KIND.name} named {key!r}", id=key)
             doc = yamlio.load(path)
-            del doc[storage.key][key]
+            yamlio.delete_key(doc, doc[storage.key], key)
             atomic_write(path, yamlio.dumps(doc))
         self._cache.pop(cls.KIND.name, None)
         return record
@@ -458,7 +458,12 @@ def merge_value(tree: Any, key: Any, value: Any) -> None:
     try:
         old = tree[key]
     except (KeyError, IndexError, TypeError):
-        tree[key] = value
+        if isinstance(tree, dict) and hasattr(tree, "ca"):  # a new key of a parsed map
+            from lore.storage import yamlio
+
+            yamlio.append_key(tree, key, value)  # before the comments that ended it
+        else:
+            tree[key] = value
         return
     if isinstance(old, dict) and isinstance(value, dict):
         for gone in [k for k in old if k not in value]:

@@ -513,3 +513,19 @@ def test_finding_a_few_ids_agrees_with_the_full_map(store: Store) -> None:
     assert loaded._ids is None  # answered without splitting every id
     assert fast == {rid: doc for rid, doc in loaded.by_id().items() if rid in wanted}
     assert set(fast) == {*made[:3], made[-1]}
+
+
+def test_an_index_built_with_the_other_stemmer_is_rebuilt(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lore import search
+
+    first = add(store, "decision", "Retry the flaky uploads")
+    assert [h.record.id for h in recall(store, "retries", remember=False)] == [first]
+    assert load(store.root) is not None
+    monkeypatch.setattr(search, "_snowball", False)  # PyStemmer gone: the light stemmer
+    monkeypatch.setattr(search, "_stem_cache", {})
+    monkeypatch.setattr(search, "_term_cache", {})
+    assert load(store.root) is None  # its header names the other stemmer
+    assert [h.record.id for h in recall(store, "retries", remember=False)] == [first]
+    assert b" light\n" in index_path(store.root).read_bytes()[:64]

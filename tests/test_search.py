@@ -52,12 +52,36 @@ def ids(store: Store, query: str, **options: Any) -> list[str]:
     ],
 )
 def test_word_forms_share_a_stem(forms: tuple[str, ...], stem: str) -> None:
-    assert {search.stem(f) for f in forms} == {stem}
+    assert len({search.stem(f) for f in forms}) == 1  # Snowball's stem, or the fallback's
+    assert {search.light_stem(f) for f in forms} == {stem}
+
+
+def test_snowball_is_used_when_pystemmer_is_installed() -> None:
+    pytest.importorskip("Stemmer")
+    assert search.stemmer() == "snowball"
+    assert [search.stem(w) for w in ("retries", "policies", "generously", "JWTs".lower())] == [
+        "retri",
+        "polici",
+        "generous",
+        "jwt",  # an acronym's plural loses its s, which Snowball keeps
+    ]
+
+
+def test_without_pystemmer_the_light_stemmer_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "_snowball", False)
+    monkeypatch.setattr(search, "_stem_cache", {})
+    assert search.stemmer() == "light"
+    assert [search.stem(w) for w in ("retries", "caching", "analysis")] == [
+        "retry",
+        "cach",
+        "analysis",
+    ]
 
 
 @pytest.mark.parametrize("word", ["class", "status", "analysis", "bus", "string", "need", "api"])
 def test_stemmer_leaves_these_alone(word: str) -> None:
-    assert search.stem(word) == word
+    assert search.light_stem(word) == word
+    assert search.stem(word) in (word, word[:-1])  # Snowball: analysis -> analysi
 
 
 def test_words_lowercase_and_split_camel_case() -> None:
@@ -284,3 +308,48 @@ def test_a_chain_of_replacements_keeps_its_order(store: Store) -> None:
     store.revise(second, {"status": "superseded", "superseded_by": third})
     assert ids(store, "cron") == [third]
     assert ids(store, "cron", show_hidden=True) == [third, second, first]
+
+
+# --- session context ---------------------------------------------------------------------
+
+
+def test_the_answer_after_a_question_is_found_through_its_context(store: Store) -> None:
+    add(store, "observation", "Retro: fewer meetings", tags=["retro"])  # another thread
+    thread = {"tags": ["standup"]}
+    ask = add(store, "observation", "How long did the cache migration take?", **thread)
+    answer = add(store, "observation", "About three weeks, mostly waiting on reviews", **thread)
+    other = add(store, "observation", "Lunch is at noon today", **thread)
+    hits = recall(store, "how long did the cache migration take", remember=False)
+    assert [h.record.id for h in hits] == [ask, answer]  # the answer shares no word
+    parts = hits[1].parts
+    assert parts["bm25"] == 0.0 and parts["relevance"] == pytest.approx(0.7 / 0.8)
+    assert other not in [h.record.id for h in hits]  # two records away: no context
+
+
+def test_tags_every_record_of_a_project_carries_name_no_thread(store: Store) -> None:
+    add(store, "observation", "How long did the cache migration take?", tags=["standup"])
+    add(store, "observation", "About three weeks, mostly waiting on reviews", tags=["standup"])
+    add(store, "observation", "Lunch is at noon today", tags=["standup"])
+    assert len(ids(store, "how long did the cache migration take")) == 1  # a blanket tag
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ({"tags": ["standup"]}, {"tags": ["retro"]}),  # another thread
+        ({}, {}),  # no session and no tags: no context
+        ({"tags": ["t"], "project": "a"}, {"tags": ["t"], "project": "b"}),
+    ],
+)
+def test_context_needs_the_same_session_or_tags(
+    store: Store, first: dict[str, Any], second: dict[str, Any]
+) -> None:
+    add(store, "observation", "How long did the cache migration take?", **first)
+    add(store, "observation", "About three weeks, mostly waiting on reviews", **second)
+    assert len(ids(store, "how long did the cache migration take")) == 1
+
+
+def test_context_ends_after_a_gap_in_time(store: Store) -> None:
+    add(store, "observation", "How long did the migration take?", tags=["t"], when=NOW)
+    add(store, "observation", "Three weeks", tags=["t"], when="2026-03-11T00:00:00Z")
+    assert len(ids(store, "how long did the migration take")) == 1

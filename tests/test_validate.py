@@ -778,6 +778,29 @@ def test_references_to_missing_ids_dangle(run: Run, data_dir: Path) -> None:
     ]
 
 
+def test_a_session_capturing_a_missing_record_dangles(run: Run, data_dir: Path) -> None:
+    # the graph drops the session's `produces` edge to it, so validate must report it
+    write(data_dir, DEC, decision("dec-000000000001"))
+    session = {
+        "id": "session-000000000001",
+        "timestamp": T0,
+        "status": "closed",
+        "captured": {"decision": ["dec-000000000001", "dec-000000000404"]},
+    }
+    rel = "transfer/data/sessions/session-000000000001.json"
+    write(data_dir, rel, orjson.dumps(session).decode())
+    assert check(run)["issues"] == [
+        issue(
+            "dangling-reference",
+            rel,
+            None,
+            "captured: no record has id dec-000000000404",
+            id="session-000000000001",
+            field="captured",
+        )
+    ]
+
+
 def test_a_reference_to_the_wrong_kind_is_reported(run: Run, data_dir: Path) -> None:
     write(
         data_dir,

@@ -54,6 +54,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "recall:triggers_cmd",
         "List error types with --threshold or more failures (default 3).",
     ),
+    "timeline": (
+        "timeline:timeline_cmd",
+        "Count records by year, month, ISO week and day, each period with a digest.",
+    ),
     "show": (
         "records:show_cmd",
         "Print the record with id RECORD_ID (any kind) in its latest state.",

@@ -83,6 +83,13 @@ def warn(message: str) -> None:
     click.echo(style(f"lore: warning: {message}", err=True, fg="yellow"), err=True, color=color)
 
 
+def report_read_issues(store: Any) -> None:
+    """Warn (stderr) about every line or file the store could not read: a listing that
+    skipped something says so, as `lore list` does."""
+    for issue in store.issues:
+        warn(str(issue))
+
+
 def note(message: str) -> None:
     click.echo(f"lore: {message}", err=True)
 

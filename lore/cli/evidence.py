@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from lore.cli._app import App
-from lore.cli._output import echo, emit_json, json_option, note
+from lore.cli._output import echo, emit_json, json_option, note, report_read_issues
 
 pass_app = click.make_pass_decorator(App)
 LEVELS = "preliminary|confirmed|contested|superseded"
@@ -102,6 +102,7 @@ def list_cmd(app: App, confidence: str | None, show_all: bool, as_json: bool) ->
     from lore.usecases.evidence import list_evidence
 
     found = list_evidence(app.store, confidence=confidence, show_all=show_all)
+    report_read_issues(app.store)
     if as_json:
         emit_json(found)
         return
@@ -156,6 +157,7 @@ def stats_cmd(app: App, as_json: bool) -> None:
     from lore.usecases.evidence import stats
 
     found = stats(app.store)
+    report_read_issues(app.store)
     if as_json:
         emit_json(found)
         return

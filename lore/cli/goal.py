@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from lore.cli._app import App
-from lore.cli._output import echo, emit_json, json_option, note, wants_json
+from lore.cli._output import echo, emit_json, json_option, note, report_read_issues, wants_json
 
 pass_app = click.make_pass_decorator(App)
 
@@ -130,6 +130,7 @@ def goal_list_cmd(
     from lore.usecases.goals import list_goals
 
     goals = list_goals(app.store, status=status, priority=priority)
+    report_read_issues(app.store)
     if as_json:
         emit_json(goals)
         return

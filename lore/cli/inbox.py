@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from lore.cli._app import App
-from lore.cli._output import echo, emit_json, json_option, note, warn
+from lore.cli._output import echo, emit_json, json_option, note, report_read_issues, warn
 from lore.cli.capture import _fields, common_options, field_options
 
 pass_app = click.make_pass_decorator(App)
@@ -48,6 +48,7 @@ def inbox_cmd(ctx: click.Context, status: str, as_json: bool) -> None:
 
     app = ctx.ensure_object(App)
     found = list_observations(app.store, status=status)
+    report_read_issues(app.store)
     if as_json:
         emit_json(found)
         return

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from lore.cli._app import App
-from lore.cli._output import echo, emit_json, json_option, note
+from lore.cli._output import echo, emit_json, json_option, note, read_text, report_read_issues
 from lore.errors import UsageError
 
 pass_app = click.make_pass_decorator(App)
@@ -83,6 +83,7 @@ def list_cmd(
         since=since,
         show_all=show_all,
     )
+    report_read_issues(app.store)
     if as_json:
         emit_json(found)
         return
@@ -147,6 +148,7 @@ def stats_cmd(app: App, as_json: bool) -> None:
     from lore.usecases.journal import stats
 
     found = stats(app.store)
+    report_read_issues(app.store)
     if as_json:
         emit_json(found)
         return
@@ -207,12 +209,14 @@ def update_cmd(
 @json_option
 @pass_app
 def learn_cmd(app: App, decision_id: str, lesson: str, allow_secret: bool, as_json: bool) -> None:
-    """Record the LESSON decision DECISION_ID taught (its lesson_learned).
+    """Record the LESSON decision DECISION_ID taught (its lesson_learned; "-" reads
+    it from stdin).
 
     With --json: the reply of `lore journal update`.
     """
     from lore.usecases.journal import learn
 
+    lesson = read_text(lesson, what="lesson")
     result = learn(app.store, decision_id, lesson, allow_secret=allow_secret)
     if as_json:
         emit_json(result)

@@ -11,7 +11,15 @@ from typing import Any
 import click
 
 from lore.cli._app import App
-from lore.cli._output import echo, emit_json, json_option, note, wants_json, warn
+from lore.cli._output import (
+    echo,
+    emit_json,
+    json_option,
+    note,
+    report_read_issues,
+    wants_json,
+    warn,
+)
 
 pass_app = click.make_pass_decorator(App)
 
@@ -81,6 +89,7 @@ def patterns_list_cmd(
     from lore.usecases.patterns import list_patterns
 
     items = list_patterns(app.store, type=kind, category=category, show_all=show_all)
+    report_read_issues(app.store)
     if as_json:
         emit_json(items)
         return
@@ -96,15 +105,20 @@ def patterns_list_cmd(
 @json_option
 @pass_app
 def patterns_show_cmd(app: App, record_id: str, as_json: bool) -> None:
-    """Show the pattern or anti-pattern RECORD_ID (--json: the record)."""
+    """Show the pattern or anti-pattern RECORD_ID and the evidence that backs it (--json:
+    the record, with an "evidence" array when there is some)."""
     as_json = wants_json(as_json)
+    from lore.cli.records import render_evidence
+    from lore.usecases.evidence import backing
     from lore.usecases.patterns import show_pattern
 
     data = show_pattern(app.store, record_id)
+    evidence = backing(app.store, str(data["id"]))
     if as_json:
-        emit_json(data)
+        emit_json({**data, "evidence": evidence} if evidence else data)
         return
     show_record(data, "pattern" if record_id.startswith("pat-") else "anti-pattern")
+    render_evidence(evidence)
 
 
 @patterns_cmd.command(name="warn")

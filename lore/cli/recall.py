@@ -44,8 +44,8 @@ def _section(name: str, items: list[dict[str, Any]], count: int | None = None) -
         echo("  (none)")
 
 
-SINCE_HELP = "Only records since an ISO date/time, or an age like 7d, 2w, 12h."
-UNTIL_HELP = "Only records before an ISO date/time (a date: through its end), or an age."
+SINCE_HELP = "Only records since a time: 2026-05-12, 2026-05, 2026-W19, 7d, yesterday, last week..."
+UNTIL_HELP = "Only records before the end of a time (same forms; 7d: older than 7 days)."
 
 
 @click.command(name="recall")
@@ -105,19 +105,30 @@ def recall_cmd(
     confidence, severity, recurrence), the current project and how often a
     record was recalled before; --explain shows each part.
 
+    A time inside QUERY ("what did we decide last week about caching", "in May
+    2026", "since 2026-W19") is not matched as text: records of that window
+    rank higher, and --explain names it. --since and --until filter by time:
+    an ISO date or date-time, a month 2026-05, a year, an ISO week 2026-W19,
+    an age (12h, 7d, 2w, 3m, 1y), today, yesterday, this/last week|month|year,
+    or a month name.
+
     Modes are flags that use QUERY when given: --patterns [QUERY] (patterns and
     anti-patterns for a situation; without QUERY the project's best), --failures
     [QUERY] [--type T], --triggers [--threshold N], --brief QUERY (decisions,
     patterns, failures and contradictions on a topic), and --project P with no
     QUERY (the project's context).
 
-    With --json: {"query", "results": [{"id", "type", "score", ...fields}]}, where
-    "type" is the record's kind and a decision's own type is "decision_type".
+    With --json: {"query", "window", "results": [{"id", "type", "score",
+    "timestamp", ...fields}]}, where "window" is the query's time window
+    ({"text", "since", "until"}) or null, "type" is the record's kind and a
+    decision's own type is "decision_type".
 
     \b
     Examples:
       lore recall why did we pick postgres
       lore recall --kind decision --since 2w "cache invalidation" --explain
+      lore recall what did we decide last week about caching
+      lore recall deploy --since 2026-05 --until 2026-W21
       lore recall --brief auth
       lore recall --deep "session store" --explain
     """
@@ -171,6 +182,11 @@ def _show(app: App, text: str, as_json: bool, **options: Any) -> None:
     if as_json:
         emit_json(result.doc)
         return
+    window = result.doc.get("window") if result.mode in ("search", "graph") else None
+    if window and options.get("explain"):
+        from lore.timeexpr import describe
+
+        note(f"time window {describe(window)} (its records rank higher)")
     render = {
         "search": lambda: _recall(text, result.hits, bool(options.get("explain"))),
         "graph": lambda: _render_graph(text, result.hits, result.via, bool(options.get("explain"))),
@@ -322,7 +338,7 @@ def brief_cmd(
 @click.argument("query", nargs=-1)
 @click.option("--type", "error_type", help="Only failures of this error type.")
 @click.option("--project", help="Only this project's failures.")
-@click.option("--since", help="Only failures since an ISO date/time, or an age like 7d, 2w.")
+@click.option("--since", help=SINCE_HELP)
 @click.option("--until", help=UNTIL_HELP)
 @click.option("--limit", "-n", type=click.IntRange(min=0), default=10, help=LIMIT_HELP)
 @json_option

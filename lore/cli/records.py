@@ -89,6 +89,11 @@ def render_record(
         for line in history:
             why = f"  ({line['reason']})" if line.get("reason") else ""
             echo(f"  {line.get('timestamp', '')}  {_render_value(line.get('set', line))}{why}")
+    render_evidence(evidence)
+
+
+def render_evidence(evidence: list[dict[str, Any]]) -> None:
+    """The ``evidence:`` lines after a shown record (nothing when there is none)."""
     if evidence:
         echo("evidence:")
         for item in evidence:

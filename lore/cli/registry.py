@@ -85,9 +85,11 @@ def registry_list_cmd(app: App, as_json: bool = False) -> None:
     With --json: an array of project records.
     """
     as_json = wants_json(as_json)
-    from lore.usecases.registry import list_projects
+    from lore.usecases.registry import list_projects, read_issues
 
     projects = list_projects(app.store)
+    for problem in read_issues(app.store):
+        warn(problem)
     if as_json:
         emit_json(projects)
         return
@@ -179,7 +181,8 @@ def registry_validate_cmd(app: App, as_json: bool) -> None:
         emit_json(report)
     else:
         for issue in report["issues"]:
-            echo(f"{issue['severity']}: {issue['project']}: {issue['message']} [{issue['code']}]")
+            where = f"{issue['project']}: " if issue["project"] is not None else ""
+            echo(f"{issue['severity']}: {where}{issue['message']} [{issue['code']}]")
         n, e = report["projects"], report["errors"]
         note(f"{n} project{'s' if n != 1 else ''}, {e} error{'s' if e != 1 else ''}")
     if report["errors"]:

@@ -82,7 +82,10 @@ def spec_quality(decision: Decision) -> float:
     return round(score, 2)
 
 
-_BRACKETED = re.compile(r"[ \t]*\[\s*(because|vs)\s*:\s*([^\[\]]*)\][ \t]*", re.IGNORECASE)
+# A marker's value may hold bracketed words itself ("[because: p99 [ms] matters]").
+_BRACKETED = re.compile(
+    r"[ \t]*\[\s*(because|vs)\s*:\s*((?:[^\[\]]|\[[^\[\]]*\])*)\][ \t]*", re.IGNORECASE
+)
 
 
 def parse_inline(sentence: str) -> tuple[str, str, list[str]]:

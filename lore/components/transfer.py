@@ -51,6 +51,12 @@ class Session(Record):
     def hidden(self) -> bool:
         return self.status == "archived"
 
+    def references(self) -> list[tuple[str, str, str]]:
+        """``parent`` and every id in ``captured`` (the graph's ``produces`` edges)."""
+        ids = self.captured.values() if isinstance(self.captured, dict) else []
+        captured = [i for v in ids if isinstance(v, list) for i in v if isinstance(i, str) and i]
+        return [*super().references(), *(("captured", i, "any") for i in captured)]
+
 
 SESSION_ID_RE = re.compile(r"^session-[0-9a-z][0-9a-z-]{3,63}$")
 CAPTURED_KINDS = ("decision", "pattern", "failure", "observation")

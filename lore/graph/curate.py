@@ -70,7 +70,13 @@ def add_concept(
     return concept
 
 
+def _project_name(text: str) -> str:
+    """A project's node key (``project:NAME``, as the graph shows it) as its name."""
+    return text[len(rules.PROJECT) :] if text.startswith(rules.PROJECT) else text
+
+
 def _end(store: Store, text: str, which: str) -> str:
+    text = _project_name(text)
     found = store.find(text)
     if found is None:
         raise NotFoundError(f"{which} {text!r}: no record or project has that id", id=text)
@@ -109,6 +115,7 @@ def link(store: Store, src: str, dst: str, relation: str, *, allow_secret: bool 
 def unlink(store: Store, src: str, dst: str, relation: str) -> list[Record]:
     """Retract the curated edges ``src --relation--> dst`` (an appended revision each)."""
     rel = rules.normalize_relation(relation)
+    src, dst = _project_name(src), _project_name(dst)
     found = _active_edges(store, src, dst, rel)
     if not found:
         raise NotFoundError(

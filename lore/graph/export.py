@@ -148,7 +148,8 @@ def to_html(graph: Any, records: dict[str, dict[str, Any]]) -> str:
         key: records.get(key) or {"id": key, **attrs} for key, attrs in graph.nodes(data=True)
     }
     data = json.dumps({"elements": elements, "records": details, "colors": COLORS}, sort_keys=True)
-    # Inside <script>, "</" would end the element: escape it (JSON allows "\/").
-    data = data.replace("</", "<\\/")
+    # Inside <script>, "</script" ends the element and "<!--<script" hides its end from
+    # the HTML parser: no "<" at all (the JSON escape is still JSON and JavaScript).
+    data = data.replace("<", "\\u003c")
     library = library.replace("</script", "<\\/script")
     return page.replace("/*LIBRARY*/", library).replace("/*DATA*/", data)

@@ -121,10 +121,15 @@ def project_key(name: str) -> str:
     return PROJECT + name
 
 
-def file_key(path: str) -> str:
+def file_key(path: str, project: str = "") -> str:
+    """``file:PATH``; an absolute path under a directory named ``project`` (its
+    repository, which the project is named after) is keyed relative to that directory."""
     clean = path.strip()
     while clean.startswith("./"):
         clean = clean[2:]
+    parts = clean.split("/")
+    if clean.startswith("/") and project and project in parts[:-1]:
+        clean = "/".join(parts[parts.index(project) + 1 :])
     return FILE + clean
 
 
@@ -215,12 +220,13 @@ def project(
         entities = _names(data.get("entities"))
         files += [e for e in entities if is_file(e) and e not in files]
         for path in files:
-            node = named(file_key(path), "file", file_key(path)[len(FILE) :])
+            fkey = file_key(path, record_project or "")
+            node = named(fkey, "file", fkey[len(FILE) :])
             edges.append((key, node, "references"))
             if record_project:
                 edges.append((node, proj(record_project), "part_of"))
-        for entity in entities:
-            if not is_file(entity):
+        for entity in entities:  # "Node.js" may be a concept as well as a file name
+            if not is_file(entity) or "/" not in entity:
                 edges.append((key, CONCEPT_NAME + entity.lower(), "references"))
         for target in _ids(data.get("related_decisions")):
             edges.append((key, target, "relates_to"))

@@ -21,7 +21,7 @@ from lore.graph import rules
 from lore.paths import DataRoot
 from lore.store import Store
 
-SNAPSHOT_SCHEMA = 3
+SNAPSHOT_SCHEMA = 4  # bump when the projection rules change: older snapshots are rebuilt
 MAGIC = b"LOREGRAPH\x00"
 SAVE_AFTER = 500  # records changed since the stored snapshot before it is rewritten
 OWN_KINDS = ("edge", "project")  # kinds the index does not hold: fingerprinted here
@@ -116,7 +116,9 @@ class Snapshot:
         owner = key if key is not None else data.get("id")
         if not isinstance(owner, str) or not owner:
             return
-        self.remove(owner)
+        names = rules.concept_names(data) if kind == "concept" and key is not None else []
+        self.remove(owner)  # its old names now resolve without it (their edges follow)
+        before = self._resolutions(names)
         touched: list[str] = []
         graph = self.graph
         if key is not None:
@@ -132,8 +134,7 @@ class Snapshot:
                 graph.add_node(skey, **sattrs)
                 touched.append(skey)
         if kind == "concept" and key is not None:
-            names = tuple(rules.concept_names(data))
-            self.concepts[key] = names
+            self.concepts[key] = tuple(names)
             for name in names:
                 self.names.setdefault(name, set()).add(key)
                 touched.append(rules.CONCEPT_NAME + name)
@@ -147,9 +148,36 @@ class Snapshot:
         self.owned[owner] = (key, tuple(s for s, _ in synth), tuple(edges))
         if kind in self.kind_owners:
             self.kind_owners[kind].add(owner)
+        self._moved(before)
         self._touch(touched)
         self.changed = True
         self.applied += 1
+
+    def _resolutions(self, names: Iterable[str]) -> dict[str, str | None]:
+        return {name: self.resolve(rules.CONCEPT_NAME + name) for name in names}
+
+    def _moved(self, before: dict[str, str | None]) -> None:
+        """A name now resolving to another concept: its edges leave the old one (as in a
+        rebuild, where they only ever reach the concept the name resolves to)."""
+        graph = self.graph
+        for name, old in before.items():
+            end = rules.CONCEPT_NAME + name
+            if old is None or old not in graph or self.resolve(end) == old:
+                continue
+            for edge in sorted(self.by_end.get(end, ())):
+                src = old if edge[0] == end else self.resolve(edge[0])
+                dst = old if edge[1] == end else self.resolve(edge[1])
+                live = src and dst and graph.has_edge(src, dst, key=edge[2])
+                if live and not self._asserted(str(src), str(dst), edge[2]):
+                    graph.remove_edge(src, dst, key=edge[2])
+
+    def _asserted(self, src: str, dst: str, relation: str) -> bool:
+        """Whether a live edge (as now resolved) is (src, dst, relation)."""
+        candidates = self.by_end.get(src, set()) | self.by_end.get(dst, set())
+        return any(
+            edge[2] == relation and (self.resolve(edge[0]), self.resolve(edge[1])) == (src, dst)
+            for edge in candidates
+        )
 
     def remove(self, owner: str) -> None:
         """Take one record's part out of the graph (edges others assert stay waiting)."""

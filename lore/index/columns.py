@@ -33,8 +33,9 @@ DEDUPE_KINDS = ("decision", "pattern", "anti-pattern")  # as lore.capture checks
 
 # Per-record columns and their array typecodes: time (epoch seconds), project code,
 # static importance, a decision's resume weight, weighted length, the creation line's
-# byte offset and length (logs; -1 for documents), the failure group (error type) code
-# and the session_id code.
+# byte offset and length (logs; -1 for documents), the failure group (error type) code,
+# the session_id code and the context code (the session_id, else the record's tags;
+# recall's neighbours share it).
 _ARRAYS = {
     "ts": "d",
     "proj": "I",
@@ -45,8 +46,10 @@ _ARRAYS = {
     "ln": "I",
     "grp": "I",
     "sess": "I",
+    "ctx": "I",
 }
 _NOT = bytes([1] + [0] * 255)  # translate table: 0 -> 1, anything else -> 0
+BLANKET_MIN_RECORDS = 3  # as lore.index.tagwords counts a project's blanket tags
 
 
 def _unpack(data: Any, code: str = "I") -> array:
@@ -78,6 +81,7 @@ class Columns:
         self.kinds = bytearray()
         self.hidden = bytearray()
         self.flags = bytearray()  # 1: a pending decision, an active goal, a closed session
+        self.asks = bytearray()  # 1: the record's text asks something (holds a "?")
         self.ts = array("d")
         self.proj = array("I")
         self.imp = array("f")
@@ -87,14 +91,18 @@ class Columns:
         self.ln = array("I")
         self.grp = array("I")
         self.sess = array("I")
+        self.ctx = array("I")
         self.projects: list[str | None] = [None]
         self.groups: list[str] = [""]
         self.sessions: list[str | None] = [None]
+        self.contexts: list[str | None] = [None]
         self.revs: dict[int, list[tuple[int, int]]] = {}
         self.files: dict[int, str] = {}  # documents whose file name is not <id><suffix>
         self.replaced: dict[int, str] = {}
         self.facts: dict[int, tuple[Any, ...]] = {}  # what resume sorts and filters by
         self.tags: dict[str, Any] = {}
+        self._entities: dict[str, Any] | None = {}  # entity -> records, like tags
+        self._entities_raw: Any = None  # marshalled, read on first use (only the timeline)
         self._vocab: dict[str, tuple[int, int]] | None = {}  # term -> (offset, bytes) in blob
         self._vocab_raw: Any = None  # the marshalled vocabulary, read on first use
         self.blob: Any = b""
@@ -104,6 +112,7 @@ class Columns:
         self._codes: dict[str, dict[Any, int]] = {}
         self._by_id: dict[str, int] | None = None
         self._group_counts: list[int] | None = None
+        self._blanket: set[int] | None = None  # blanket_contexts() answer
         self._docs: dict[tuple[str, bool, bool], list[int]] = {}  # docs() answers
         self._kind_bytes: bytes | None = None  # the kinds column as bytes, for docs()
         self.changed = False
@@ -117,6 +126,7 @@ class Columns:
         self.kinds = bytearray(self.kinds)
         self.hidden = bytearray(self.hidden)
         self.flags = bytearray(self.flags)
+        self.asks = bytearray(self.asks)
         for name, code in _ARRAYS.items():
             setattr(self, name, _unpack(getattr(self, name), code))
         self._ids_at = _unpack(self._ids_at)
@@ -165,6 +175,23 @@ class Columns:
             self._group_counts = counts
         return self._group_counts
 
+    def blanket_contexts(self) -> set[int]:
+        """Context codes (``ctx``) made of tags that every record of their project (at least
+        BLANKET_MIN_RECORDS) carries: such tags name a project, not a thread, so records
+        sharing only them are not each other's context."""
+        if self._blanket is None:
+            live = [d for d in range(len(self.ctx)) if d not in self.dead] if self.dead else None
+            ctx = self.ctx if live is None else [self.ctx[d] for d in live]
+            proj = self.proj if live is None else [self.proj[d] for d in live]
+            sizes = Counter(proj)
+            self._blanket = {
+                c
+                for (c, p), n in Counter(zip(ctx, proj)).items()
+                if c and n == sizes[p] and n >= BLANKET_MIN_RECORDS
+                and str(self.contexts[c]).startswith("t:")
+            }  # fmt: skip
+        return self._blanket
+
     def group_count(self, group: int) -> int:
         """How many live failures share the group (error type) ``group``."""
         return self._live_groups()[group]
@@ -197,6 +224,17 @@ class Columns:
     def vocab(self, value: dict[str, tuple[int, int]]) -> None:
         self._vocab = value
 
+    @property
+    def entities(self) -> dict[str, Any]:
+        """Entity (as written) -> its records, like ``tags`` (unmarshalled on first use)."""
+        if self._entities is None:
+            self._entities = marshal.loads(self._entities_raw)
+        return self._entities
+
+    @entities.setter
+    def entities(self, value: dict[str, Any]) -> None:
+        self._entities = value
+
     def vocabulary(self) -> list[str]:
         """Every term, sorted."""
         if self._terms is None:
@@ -215,6 +253,13 @@ class Columns:
         if where is None:
             return None
         return _unpack(self.blob[where[0] : where[0] + where[1]])
+
+    def posting(self, table: str, name: str) -> array:
+        """The records of one tag or entity (``table`` "tags" or "entities"), dead included."""
+        value = getattr(self, table).get(name)
+        if value is None:
+            return array("I")
+        return _unpack(value) if isinstance(value, (bytes, memoryview)) else value
 
     def tagged(self, tag: str) -> set[int]:
         value = self.tags.get(tag)

@@ -14,8 +14,18 @@ from lore.index.refresh import Refreshable
 from lore.paths import DataRoot
 from lore.store import Store
 
-INDEX_SCHEMA = 11
+INDEX_SCHEMA = 12
 MAGIC = b"LOREIDX\x00"
+
+
+def _packed(value: Any) -> bytes:
+    return (
+        value
+        if isinstance(value, bytes)
+        else bytes(value)
+        if isinstance(value, memoryview)
+        else value.tobytes()
+    )
 
 
 def index_path(root: DataRoot) -> Path:
@@ -24,8 +34,11 @@ def index_path(root: DataRoot) -> Path:
 
 def _header() -> bytes:
     # marshal's format belongs to one Python version: a different one means a rebuild.
+    # The terms depend on the stemmer: an index written with the other one is rebuilt.
+    from lore.search import stemmer
+
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    return MAGIC + f"{INDEX_SCHEMA} {version} {sys.byteorder}\n".encode()
+    return MAGIC + f"{INDEX_SCHEMA} {version} {sys.byteorder} {stemmer()}\n".encode()
 
 
 class Index(Refreshable):
@@ -55,11 +68,13 @@ class Index(Refreshable):
         at = 0
         for name, data in (
             ("vocab", marshal.dumps(vocab)),
+            ("entities", marshal.dumps({k: _packed(v) for k, v in self.entities.items()})),
             ("titles", "\n".join(self.titles).encode("utf-8")),
             *self._packed_ids().items(),
             ("kinds", bytes(self.kinds)),
             ("hidden", bytes(self.hidden)),
             ("flags", bytes(self.flags)),
+            ("asks", bytes(self.asks)),
             *((name, getattr(self, name).tobytes()) for name in _ARRAYS),
         ):
             regions[name] = (at, len(data))
@@ -73,9 +88,11 @@ class Index(Refreshable):
             "regions": regions,
             "columns": at,
             "group_counts": self._live_groups(),
+            "blanket": sorted(self.blanket_contexts()),
             "projects": self.projects,
             "groups": self.groups,
             "sessions": self.sessions,
+            "contexts": self.contexts,
             "revs": self.revs,
             "files": self.files,
             "replaced": self.replaced,
@@ -121,15 +138,18 @@ class Index(Refreshable):
             index._ids, index._ids_text = None, column("ids")
             index._ids_at = column("ids_at", "I")  # type: ignore[assignment]
             index._group_counts = meta["group_counts"]
+            index._blanket = set(meta["blanket"])
             index.kinds = column("kinds")  # type: ignore[assignment]
             index.hidden = column("hidden")  # type: ignore[assignment]
             index.flags = column("flags")  # type: ignore[assignment]
+            index.asks = column("asks")  # type: ignore[assignment]
             for name, code in _ARRAYS.items():
                 setattr(index, name, column(name, code))
             for name in (
                 "projects",
                 "groups",
                 "sessions",
+                "contexts",
                 "revs",
                 "files",
                 "replaced",
@@ -141,10 +161,11 @@ class Index(Refreshable):
             index.build = meta["build"]
             index.blob = view[base + meta["columns"] :]
             index._vocab, index._vocab_raw = None, column("vocab")
+            index._entities, index._entities_raw = None, column("entities")
             index._titles, index._titles_raw = None, column("titles")
             index._frozen = True
             n = len(index.kinds)
-            columns = (*_ARRAYS, "hidden", "flags", "_ids_at")
+            columns = (*_ARRAYS, "hidden", "flags", "asks", "_ids_at")
             if not all(len(getattr(index, c)) == n for c in columns):
                 return None
             if len(index.blob) != meta["blob"]:  # truncated, or a stray write

@@ -26,12 +26,15 @@ class Writable(Columns):
         kind = record.KIND
         counts: dict[str, int] = defaultdict(int)
         length = 0
+        asks = 0
         for name in (kind.title, *(f for f in kind.search if f != kind.title)):
             value = getattr(record, name, None)
             weight = search.TITLE_WEIGHT if name == kind.title else 1
             texts = [value] if isinstance(value, str) else value if isinstance(value, list) else ()
             for text in texts:
                 if isinstance(text, str):
+                    if "?" in text:
+                        asks = 1
                     for term in search.terms(text):
                         counts[term] += weight
                         length += weight
@@ -42,18 +45,22 @@ class Writable(Columns):
                 column = fresh[term] = self.postings_of(term) or array("I")
                 self._terms = None
             column.extend((doc, count))
-        for tag in record.tags if isinstance(record.tags, list) else ():
-            if isinstance(tag, str):
-                column = self.tags.get(tag)
-                if column is None or isinstance(column, bytes):
-                    column = self.tags[tag] = _unpack(column or b"")
-                column.append(doc)
+        entities = getattr(record, "entities", None)
+        for table, names in (("tags", record.tags), ("entities", entities)):
+            postings = getattr(self, table)
+            for name in dict.fromkeys(names) if isinstance(names, list) else ():
+                if isinstance(name, str):
+                    column = postings.get(name)
+                    if column is None or isinstance(column, bytes):
+                        column = postings[name] = _unpack(column or b"")
+                    column.append(doc)
         self.ids.append(record.id)
         title = getattr(record, kind.title, "") if kind.name in DEDUPE_KINDS else ""
         self.titles.append(search.normalize(title) if isinstance(title, str) else "")
         self.kinds.append(SEARCH_KINDS.index(kind.name))
         self.hidden.append(1 if record.hidden else 0)
         self.flags.append(_flag(record))
+        self.asks.append(asks)
         self.ts.append(clock.epoch(record.timestamp))
         project = record.project if isinstance(record.project, str) else None
         self.proj.append(self._intern("projects", project))
@@ -66,6 +73,7 @@ class Writable(Columns):
         self.grp.append(self._intern("groups", str(group)))
         session_id = record.session_id if isinstance(record.session_id, str) else None
         self.sess.append(self._intern("sessions", session_id))
+        self.ctx.append(self._intern("contexts", _context(record, session_id)))
         if revs:
             self.revs[doc] = revs
         replaced_by = getattr(record, "superseded_by", None)
@@ -77,6 +85,7 @@ class Writable(Columns):
         if self._by_id is not None:
             self._by_id[record.id] = doc
         self._group_counts = None
+        self._blanket = None
         self._docs = {}
         self._kind_bytes = None
         self.changed = True
@@ -87,6 +96,7 @@ class Writable(Columns):
             return
         self.dead.add(doc)
         self._group_counts = None
+        self._blanket = None
         self._docs = {}
         self._kind_bytes = None
         if self._by_id is not None and self._by_id.get(self.id_of(doc)) == doc:
@@ -110,6 +120,7 @@ class Writable(Columns):
         self.kinds = bytearray(self.kinds[d] for d in keep)
         self.hidden = bytearray(self.hidden[d] for d in keep)
         self.flags = bytearray(self.flags[d] for d in keep)
+        self.asks = bytearray(self.asks[d] for d in keep)
         for name, code in _ARRAYS.items():
             column = getattr(self, name)
             setattr(self, name, array(code, (column[d] for d in keep)))
@@ -128,13 +139,14 @@ class Writable(Columns):
             if kept:
                 fresh[term] = kept
         self.fresh, self.vocab, self.blob = fresh, {}, b""
-        tags: dict[str, Any] = {}
-        for tag, value in self.tags.items():
-            column = _unpack(value) if isinstance(value, bytes) else value
-            kept = array("I", (remap[d] for d in column if remap[d] >= 0))
-            if kept:
-                tags[tag] = kept
-        self.tags = tags
+        for table in ("tags", "entities"):
+            kept_table: dict[str, Any] = {}
+            for name, value in getattr(self, table).items():
+                column = _unpack(value) if isinstance(value, bytes) else value
+                kept = array("I", (remap[d] for d in column if remap[d] >= 0))
+                if kept:
+                    kept_table[name] = kept
+            setattr(self, table, kept_table)
         for source in self.sources.values():
             if "docs" in source:
                 docs = _unpack(source["docs"], "i")
@@ -144,6 +156,7 @@ class Writable(Columns):
         self._terms = None
         self._by_id = None
         self._group_counts = None
+        self._blanket = None
         self._docs = {}
         self._kind_bytes = None
         self.changed = True
@@ -187,6 +200,18 @@ def _flag(record: Record) -> int:
     if kind == "session":
         return 1 if state.get("status") == "closed" else 0
     return 0
+
+
+def _context(record: Record, session_id: str | None) -> str | None:
+    """What a record's neighbours must share with it to be its context: its session, or
+    for a record without one its tags besides its project's name (records imported from
+    one thread carry the same); None (no context) for a record with neither."""
+    if session_id:
+        return "s:" + session_id
+    tags = record.tags if isinstance(record.tags, list) else []
+    own = record.project  # capture tags a record with its project: that names no thread
+    named = sorted({t for t in tags if isinstance(t, str) and t != own})
+    return "t:" + "\x1f".join(named) if named else None
 
 
 def _text(value: Any) -> str:

@@ -109,3 +109,88 @@ def to_plain(value: Any) -> Any:
     if isinstance(value, float):
         return float(value)
     return value
+
+
+def _tail_slots(node: Any) -> list[tuple[list[Any], int]]:
+    """The comment slots along ``node``'s last entries, outermost first: ruamel keeps the
+    comment lines written after a block on the deepest last value inside it."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    slots: list[tuple[list[Any], int]] = []
+    while isinstance(node, (CommentedMap, CommentedSeq)) and len(node):
+        last = list(node)[-1] if isinstance(node, CommentedMap) else len(node) - 1
+        slots.append(
+            (
+                node.ca.items.setdefault(last, [None, None, None, None]),
+                2 if isinstance(node, CommentedMap) else 0,
+            )
+        )
+        node = node[last]
+    return slots
+
+
+def delete_key(doc: Any, mapping: Any, key: Any) -> None:
+    """``del mapping[key]``, keeping the comment lines that followed the entry (about the
+    next entry, or the end of the file): ruamel stores them on the entry itself, so a
+    plain ``del`` would drop them. An inline comment on the entry's own line goes."""
+    from ruamel.yaml.error import CommentMark
+    from ruamel.yaml.tokens import CommentToken
+
+    own = mapping.ca.items.get(key)
+    slots = [*([(own, 2)] if own else []), *_tail_slots(mapping[key])]
+    text = "".join(slot[i].value for slot, i in slots if slot[i] is not None)
+    keys = list(mapping)
+    at = keys.index(key)
+    del mapping[key]
+    mapping.ca.items.pop(key, None)
+    rest = text.split("\n", 1)[1] if "\n" in text else ""
+    if not rest.strip():
+        return
+    if at > 0:  # after the entry before it
+        prev = keys[at - 1]
+        own_prev = (mapping.ca.items.setdefault(prev, [None, None, None, None]), 2)
+        slot, i = [own_prev, *_tail_slots(mapping[prev])][-1]
+        if slot[i] is None:
+            slot[i] = CommentToken("\n" + rest, CommentMark(0), None)
+        else:  # after an inline comment: it keeps its column
+            slot[i] = CommentToken(slot[i].value + rest, slot[i].start_mark, None)
+    elif at + 1 < len(keys):  # before the entry after it
+        slot = mapping.ca.items.setdefault(keys[at + 1], [None, None, None, None])
+        slot[1] = [CommentToken(rest, CommentMark(0), None), *(slot[1] or [])]
+    else:  # the map is empty now ("{}"): its comments go to the end of the file
+        head = mapping.ca.comment[1] if mapping.ca.comment else None
+        if head:
+            rest = "".join(" " * token.column + token.value for token in head) + rest
+            mapping.ca.comment = None
+            for parent_key, value in doc.items():  # ruamel also keeps them on the parent
+                if value is mapping and parent_key in doc.ca.items:
+                    doc.ca.items[parent_key][3] = None
+        if doc.ca.comment is None:
+            doc.ca.comment = [None, None]
+        doc.ca.end = [CommentToken(rest, CommentMark(0), None), *(doc.ca.end or [])]
+
+
+def append_key(mapping: Any, key: Any, value: Any) -> None:
+    """``mapping[key] = value`` as a new last entry, keeping the comment lines that
+    followed the old last entry (the end of the file, or what comes after the map)
+    after the new one; an inline comment stays on its line."""
+    from ruamel.yaml.error import CommentMark
+    from ruamel.yaml.tokens import CommentToken
+
+    moved = ""
+    if len(mapping):
+        last = list(mapping)[-1]
+        own = mapping.ca.items.get(last)
+        for slot, i in [*([(own, 2)] if own else []), *_tail_slots(mapping[last])]:
+            token = slot[i]
+            if token is None or "\n" not in token.value:
+                continue
+            head, tail = token.value.split("\n", 1)
+            moved += tail
+            slot[i] = CommentToken(head + "\n", token.start_mark, None) if head.strip() else None
+    node = loads(dumps({key: value}).decode("utf-8"), "<new entry>")[key]
+    mapping[key] = node
+    if moved.strip():
+        own_new = (mapping.ca.items.setdefault(key, [None, None, None, None]), 2)
+        slot, i = [own_new, *_tail_slots(node)][-1]
+        slot[i] = CommentToken("\n" + moved, CommentMark(0), None)

@@ -258,8 +258,17 @@ def recall(
         show_hidden=show_all,
         here=here,
     )
-    doc = {"query": text, "results": [h.to_dict(explain=explain) for h in found]}
+    results = [h.to_dict(explain=explain) for h in found]
+    doc = {"query": text, "window": _window(text), "results": results}
     return Recalled("search", doc, found)
+
+
+def _window(text: str) -> dict[str, Any] | None:
+    """The time window the query names (``lore.timeexpr``), as recall's JSON carries it."""
+    from lore.recall import query_window
+
+    window = query_window(text)
+    return window.to_dict() if window else None
 
 
 def _graph(
@@ -305,4 +314,5 @@ def _graph(
         if explain and hit.record.id in via:
             item["explain"]["via"] = via[hit.record.id]
         results.append(item)
-    return Recalled("graph", {"query": text, "results": results}, found, via)
+    doc = {"query": text, "window": _window(text), "results": results}
+    return Recalled("graph", doc, found, via)

@@ -210,6 +210,8 @@ def update_goal(
         criteria = [dict(c) for c in state.get("criteria") or [] if isinstance(c, dict)]
         before = [dict(c) for c in criteria]
         criteria = with_ids(criteria)
+        for text in new_criteria:  # first, so --met may name a criterion added here
+            criteria.append({"id": next_criterion_id(criteria), "text": text, "met": False})
         ids = [c["id"] for c in criteria]
         for wanted in met:
             if wanted not in ids:
@@ -218,8 +220,6 @@ def update_goal(
                     f"{goal_id} has no criterion {wanted!r} (criteria: {known})", id=wanted
                 )
             criteria[ids.index(wanted)]["met"] = True
-        for text in new_criteria:
-            criteria.append({"id": next_criterion_id(criteria), "text": text, "met": False})
         if criteria != before:
             changes["criteria"] = criteria
         current = [d for d in state.get("depends_on") or [] if isinstance(d, str)]

@@ -208,7 +208,8 @@ def retract(
 
 def supersede(store: Store, old_id: str, new_id: str) -> dict[str, Any]:
     """Mark ``old_id`` replaced by ``new_id``: OLD gets ``status: superseded`` and
-    ``superseded_by``; NEW gains OLD in ``supersedes``. Repeating it changes nothing."""
+    ``superseded_by`` (checked and written under the log's lock), then NEW gains OLD in
+    ``supersedes``. Repeating it changes nothing."""
     old, new = decision(store, old_id), decision(store, new_id)
     if old.id == new.id:
         raise InvalidInputError(f"a decision cannot supersede itself ({old.id})", id=old.id)
@@ -226,6 +227,14 @@ def supersede(store: Store, old_id: str, new_id: str) -> dict[str, Any]:
     changed = []
 
     def mark_old(state: dict[str, Any]) -> dict[str, Any]:
+        # Checked again under the lock: another supersede may have won since the read.
+        if state.get("status") == "superseded" and state.get("superseded_by") != new.id:
+            by = state.get("superseded_by")
+            raise InvalidInputError(f"{old.id} is already superseded by {by}", id=old.id)
+        if state.get("status") == "retracted":
+            raise InvalidInputError(
+                f"{old.id} is retracted: there is nothing to supersede", id=old.id
+            )
         if state.get("superseded_by") == new.id and state.get("status") == "superseded":
             return {}
         changed.append(old.id)
@@ -238,8 +247,10 @@ def supersede(store: Store, old_id: str, new_id: str) -> dict[str, Any]:
         changed.append(new.id)
         return {"supersedes": ids}
 
-    updated_new = store.update(new.id, mark_new)
+    # OLD first: its check and mark are one locked step, so of two racing supersedes
+    # only the winner goes on to give its NEW a ``supersedes`` link.
     updated_old = store.update(old.id, mark_old)
+    updated_new = store.update(new.id, mark_new)
     return {
         "ok": True,
         "id": old.id,

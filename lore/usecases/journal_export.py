@@ -65,8 +65,12 @@ def export(store: Store, fmt: str, output: str | Path | None = None) -> dict[str
 
 
 def slug(title: str) -> str:
-    """The file-name part of a title: lower-case words joined by ``-`` (at most SLUG_MAX)."""
-    words = re.findall(r"[a-z0-9]+", title.lower())
+    """The file-name part of a title: lower-case words joined by ``-`` (at most SLUG_MAX);
+    accented letters lose their accents ("Über" -> "uber") instead of splitting words."""
+    import unicodedata
+
+    folded = unicodedata.normalize("NFKD", title.casefold())
+    words = re.findall(r"[a-z0-9]+", "".join(c for c in folded if not unicodedata.combining(c)))
     out = ""
     for word in words:
         if out and len(out) + 1 + len(word) > SLUG_MAX:

@@ -67,8 +67,8 @@ def add_project(
         changes["tags"] = _names(tags)
     if depends_on:
         changes["depends_on"] = _names(depends_on)
-    if not allow_secret:
-        gate({k: v for k, v in changes.items() if k in ("path", "description")})
+    if not allow_secret:  # every text this writes: the name (a key of the file) too
+        gate({"name": name, **changes})
     graph = {n: list(p.depends_on) for n, p in _projects(store).items()}
     graph[name] = list(changes.get("depends_on", graph.get(name, [])))
     for dep in graph[name]:
@@ -106,12 +106,25 @@ def remove_project(store: Store, name: str) -> dict[str, Any]:
     return {"ok": True, "id": name, "record": removed.to_dict(), "dependents": dependents}
 
 
+def read_issues(store: Store) -> list[str]:
+    """Why ``projects.yaml`` could not be read (``file:line: message``), if it could not."""
+    store.of(Project)
+    where = str(store.location(Project))
+    return [str(issue) for issue in store.issues if issue.file == where]
+
+
 def validate_registry(store: Store) -> dict[str, Any]:
-    """Unknown dependencies, dependency cycles and paths that do not exist."""
-    issues = problems(store.of(Project))
+    """A file that does not parse, unknown dependencies, dependency cycles and paths
+    that do not exist."""
+    projects = store.of(Project)
+    issues = [
+        {"severity": "error", "code": "parse", "project": None, "message": message}
+        for message in read_issues(store)
+    ]
+    issues += problems(projects)
     return {
         "ok": not issues,
-        "projects": len(store.of(Project)),
+        "projects": len(projects),
         "errors": len(issues),
         "issues": issues,
     }

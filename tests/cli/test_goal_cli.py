@@ -336,3 +336,22 @@ def test_concurrent_updates_never_close_a_cycle(run: Run, data_dir: Path) -> Non
     assert sorted(results.get(timeout=5) for _ in workers) == ["cycle", "ok"]
     deps = [ok_json(run, "goal", "show", g)["depends_on"] for g in (a, b)]
     assert sorted(deps) == [[], [a]] or sorted(deps) == [[], [b]]
+
+
+def test_met_may_name_a_criterion_added_by_the_same_update(run: Run) -> None:
+    goal = create(run, "Ship it", "--criterion", "tests pass")
+    reply = ok_json(run, "goal", "update", goal, "--add-criterion", "docs written", "--met", "sc-2")
+    assert reply["completion"] == "1/2"
+    assert reply["record"]["criteria"] == [
+        {"id": "sc-1", "text": "tests pass", "met": False},
+        {"id": "sc-2", "text": "docs written", "met": True},
+    ]
+
+
+def test_a_new_key_goes_before_the_comments_that_end_the_file(run: Run, data_dir: Path) -> None:
+    goal = create(run, "Ship it")
+    path = goal_file(data_dir, goal)
+    text = path.read_text(encoding="utf-8").replace("deadline:\n", "")
+    path.write_text(text + "# the end\n", encoding="utf-8")
+    ok_json(run, "goal", "update", goal, "--deadline", "2027-02-02")
+    assert path.read_text(encoding="utf-8") == text + "deadline: '2027-02-02'\n# the end\n"

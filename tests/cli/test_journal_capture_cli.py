@@ -133,6 +133,11 @@ def test_bracketed_and_bare_markers_parse_alike(run: Run, text: str) -> None:
         ("A [because: x] [vs: y] B", ("A B", "x", ["y"])),
         ("Line one\n\nline two [vs: z]", ("Line one\n\nline two", "", ["z"])),
         ("Adopt Redis", ("Adopt Redis", "", [])),
+        ("Adopt Redis [because: p99 [ms] matters]", ("Adopt Redis", "p99 [ms] matters", [])),
+        (
+            "Adopt Redis [vs: KeyDB [fork], Memcached]",
+            ("Adopt Redis", "", ["KeyDB [fork]", "Memcached"]),
+        ),
     ],
 )
 def test_brackets_only_take_markers(text: str, expected: tuple[str, str, list[str]]) -> None:

@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from click.testing import Result
 
+from lore.timeexpr import FORMS
+
 Run = Callable[..., Result]
 DECISIONS = "journal/data/decisions.jsonl"
 T1, T2, T3 = (
@@ -128,8 +130,8 @@ def test_list_json_is_the_records(run: Run, three: list[str], data_dir: Path) ->
          "revised, abandoned (got 'great')"),
         (["--type", "misc"], 4, "decision type must be one of architecture, implementation, "
          "naming, tooling, process, bugfix, refactor, other (got 'misc')"),
-        (["--since", "yesterdayish"], 2, "--since 'yesterdayish' is neither an ISO date/time "
-         "nor a relative age like 7d, 2w, 12h"),
+        (["--since", "yesterdayish"], 2, "--since 'yesterdayish': not a time lore can read; "
+         f"use {FORMS}"),
     ],
 )  # fmt: skip
 def test_list_bad_filters(run: Run, args: list[str], code: int, message: str) -> None:
@@ -299,6 +301,12 @@ def test_learn_records_the_lesson(run: Run, three: list[str], data_dir: Path) ->
     assert (empty.exit_code, json.loads(empty.stdout)["error"]) == (2, "the lesson is empty")
 
 
+def test_learn_dash_reads_the_lesson_from_stdin(run: Run, three: list[str]) -> None:
+    piped = run("journal", "learn", three[0], "-", "--json", input="Pin the linter\n")
+    assert piped.exit_code == 0
+    assert json.loads(piped.stdout)["record"]["lesson_learned"] == "Pin the linter"
+
+
 # --- link -----------------------------------------------------------------------------------
 
 
@@ -368,17 +376,17 @@ def test_supersede_links_both(run: Run, three: list[str], data_dir: Path) -> Non
     a, b, _ = three
     reply = ok_json(run("journal", "supersede", a, "--by", b, "--json", env={"LORE_NOW": NOW}))
     assert list(reply) == ["ok", "id", "changed", "old", "new"]
-    assert (reply["id"], reply["changed"]) == (a, [b, a])
+    assert (reply["id"], reply["changed"]) == (a, [a, b])
     assert (reply["old"]["status"], reply["old"]["superseded_by"]) == ("superseded", b)
     assert reply["new"]["supersedes"] == [a]
     assert lines(data_dir)[-2:] == [
-        {"_op": "revise", "id": b, "timestamp": NOW, "set": {"supersedes": [a]}},
         {
             "_op": "revise",
             "id": a,
             "timestamp": NOW,
             "set": {"status": "superseded", "superseded_by": b},
         },
+        {"_op": "revise", "id": b, "timestamp": NOW, "set": {"supersedes": [a]}},
     ]
     count = len(lines(data_dir))
     again = ok_json(run("journal", "supersede", a, "--by", b, "--json"))
@@ -404,6 +412,26 @@ def test_supersede_refusals(run: Run, three: list[str], data_dir: Path, case: st
     }[case]  # fmt: skip
     result = run("journal", "supersede", *args, "--json")
     assert (result.exit_code, json.loads(result.stdout)["error"]) == (code, message)
+    assert snapshot(data_dir) == before
+
+
+def test_supersede_checks_old_under_its_lock(
+    run: Run, three: list[str], data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two supersedes of one decision racing: the loser read OLD before the winner
+    marked it. It must be refused, and its NEW must not gain OLD in ``supersedes``."""
+    from lore.store import Store
+    from lore.usecases import journal
+
+    a, b, c = three
+    store = Store(data_dir)
+    stale = journal.decision(store, a)  # what the loser read: still active
+    run("journal", "supersede", a, "--by", c)
+    real = journal.decision
+    monkeypatch.setattr(journal, "decision", lambda s, i: stale if i == a else real(s, i))
+    before = snapshot(data_dir)
+    with pytest.raises(journal.InvalidInputError, match=f"{a} is already superseded by {c}"):
+        journal.supersede(Store(data_dir), a, b)
     assert snapshot(data_dir) == before
 
 

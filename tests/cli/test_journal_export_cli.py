@@ -191,3 +191,11 @@ def test_adr_output_that_is_a_file(run: Run, life: tuple[str, str], tmp_path: Pa
     result = run("journal", "export", "--format", "adr", "-o", str(target))
     assert result.exit_code == 2
     assert target.read_text() == "x"
+
+
+def test_adr_slug_keeps_accented_words_whole() -> None:
+    from lore.usecases.journal_export import slug
+
+    assert slug("Über-Cache für Ünïcode: café déjà vu!") == "uber-cache-fur-unicode-cafe-deja-vu"
+    assert slug("Straße naïve") == "strasse-naive"
+    assert slug("日本語") == "decision"

@@ -120,6 +120,16 @@ def test_show_prints_the_record_and_refuses_other_kinds(run: Run) -> None:
 # --- warn -----------------------------------------------------------------------------
 
 
+def test_show_lists_the_evidence_that_backs_it(run: Run) -> None:
+    pid = ok_json(run, "learn", "Retry with backoff")["id"]
+    evi = ok_json(run, "evidence", "add", "Retries cut errors by 90%", "--supports", pid)["id"]
+    shown = ok_json(run, "patterns", "show", pid)
+    assert shown == ok_json(run, "show", pid)
+    assert [e["id"] for e in shown["evidence"]] == [evi]
+    text = run("patterns", "show", pid).stdout
+    assert text.endswith(f"evidence:\n  {evi}  [preliminary]  Retries cut errors by 90%\n")
+
+
 def test_warn_creates_an_anti_pattern_through_capture(run: Run, data_dir: Path) -> None:
     reply = ok_json(
         run, "patterns", "warn", "Sleep in tests", "--symptom", "flaky CI", "--fix",

@@ -116,7 +116,11 @@ def test_no_match_prints_nothing_and_succeeds(run: Run) -> None:
     result = run("recall", "kubernetes")
     assert (result.exit_code, result.stdout) == (0, "")
     assert result.stderr == "lore: no matches for 'kubernetes'\n"
-    assert doc(run, "recall", "kubernetes") == {"query": "kubernetes", "results": []}
+    assert doc(run, "recall", "kubernetes") == {
+        "query": "kubernetes",
+        "window": None,
+        "results": [],
+    }
     stop = run("recall", "what", "is", "the")
     assert (stop.exit_code, stop.stdout) == (0, "")
     assert stop.stderr == (
@@ -137,7 +141,38 @@ def test_filters_on_the_command_line(run: Run) -> None:
     assert ids("--since", "2026-03-02") == [obs["id"]]
     assert ids("--since", "8d") == [obs["id"]]
     assert sorted(ids("--since", "2w")) == sorted([dec["id"], obs["id"]])
+    assert ids("--until", "2026-03-02") == [dec["id"]]  # before March 2
+    assert ids("--until", "8d") == [dec["id"]]  # older than 8 days
+    assert ids("--since", "2026-03-01", "--until", "2026-03-01") == [dec["id"]]  # that day
+    assert sorted(ids("--since", "2026-W09", "--until", "march")) == sorted([dec["id"], obs["id"]])
+    assert ids("--since", "yesterday") == []
     assert len(ids("--limit", "1")) == 1
+
+
+def test_a_time_inside_the_query_boosts_its_window(run: Run) -> None:
+    old = new(run, "remember", "Cache sessions in Redis", at="2026-02-10T10:00:00.000000Z")
+    mid = new(run, "remember", "Cache sessions in Memcached", at=T1)  # week 2026-W09
+    both = doc(run, "recall", "cache", "sessions", "--explain")
+    assert [r["id"] for r in both["results"]] == [mid["id"], old["id"]]  # newer first
+    assert both["window"] is None
+    found = doc(run, "recall", "what did we decide about cache sessions in february", "--explain")
+    assert found["window"] == {
+        "text": "in february",
+        "since": "2026-02-01T00:00:00Z",
+        "until": "2026-03-01T00:00:00Z",
+    }
+    assert [r["id"] for r in found["results"]] == [old["id"], mid["id"]]
+    assert [r["explain"]["window"] for r in found["results"]] == [1.0, 0.0]
+    assert [r["timestamp"] for r in found["results"]] == [old["timestamp"], mid["timestamp"]]
+    text = run("recall", "cache sessions last week", "--explain")  # LORE_NOW: 2026-03-10
+    assert text.exit_code == 0
+    assert text.stderr.splitlines()[0] == (
+        "lore: time window 'last week': 2026-03-02T00:00:00Z to 2026-03-09T00:00:00Z"
+        " (its records rank higher)"
+    )
+    assert text.stdout.splitlines()[0].endswith(
+        f"decision {mid['id']}  Cache sessions in Memcached"
+    )
 
 
 def test_hidden_records_need_all(run: Run) -> None:
@@ -155,7 +190,8 @@ def test_hidden_records_need_all(run: Run) -> None:
         (("x", "--patterns", "--brief"), "choose one mode"),
         (("x", "--type", "Timeout"), "--type goes with --failures"),
         (("x", "--threshold", "2"), "--threshold goes with --triggers"),
-        (("x", "--since", "yesterday"), "--since 'yesterday'"),
+        (("x", "--since", "the day after the meeting"), "--since 'the day after the meeting'"),
+        (("x", "--until", "2026-13"), "--until '2026-13': not a time lore can read; use"),
         (("x", "--kind", "edge"), "recall does not search edges"),
         (("x", "--kind", "nonsense"), "unknown record kind"),
         (("--brief",), "--brief needs a topic"),

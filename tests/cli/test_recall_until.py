@@ -6,6 +6,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from lore.timeexpr import FORMS
+
 Run = Callable[..., Any]
 
 
@@ -35,7 +37,7 @@ def test_until_keeps_records_before_the_time(run: Run) -> None:
     bad = run("recall", "cache", "--until", "someday", "--json", env=now)
     assert bad.exit_code == 2
     assert json.loads(bad.stdout)["error"] == (
-        "--until 'someday' is neither an ISO date/time nor a relative age like 7d, 2w, 12h"
+        f"--until 'someday': not a time lore can read; use {FORMS}"
     )
 
 

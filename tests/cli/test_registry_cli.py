@@ -258,3 +258,90 @@ def test_context_bundle(run: Run, data_dir: Path) -> None:
         '- Timeout x3: last "gateway timed out 2"\n'
     )
     assert run("registry", "context", "nope").exit_code == 3
+
+
+BROKEN = "projects:\n  webshop:\n    description: The web shop\n  owner: alice\n    path: /tmp\n"
+
+
+def test_unparseable_registry_is_an_error_not_an_empty_one(run: Run, data_dir: Path) -> None:
+    path = projects_file(data_dir)
+    path.parent.mkdir(parents=True)
+    path.write_text(BROKEN, encoding="utf-8")
+    result = run("registry", "validate", "--json")
+    assert result.exit_code == 4
+    report = json.loads(result.stdout)
+    assert (report["ok"], report["projects"], report["errors"]) == (False, 0, 1)
+    [issue] = report["issues"]
+    assert (issue["severity"], issue["code"], issue["project"]) == ("error", "parse", None)
+    assert issue["message"].startswith(f"{path}:5: invalid YAML")
+    text = run("registry", "validate")
+    assert text.exit_code == 4
+    assert text.stdout == f"error: {issue['message']} [parse]\n"
+    assert text.stderr == "lore: 0 projects, 1 error\n"
+    listing = run("registry", "list")
+    assert listing.exit_code == 0 and listing.stdout == ""
+    assert f"lore: warning: {path}:5: invalid YAML" in listing.stderr
+    assert path.read_text(encoding="utf-8") == BROKEN
+
+
+def test_remove_keeps_the_comments_that_follow_the_entry(run: Run, data_dir: Path) -> None:
+    path = projects_file(data_dir)
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        "projects:\n  a:\n    description: A\n  # about b\n  b:\n    description: B\n# the end\n",
+        encoding="utf-8",
+    )
+    assert run("registry", "remove", "a").exit_code == 0
+    assert path.read_text(encoding="utf-8") == (
+        "projects:\n  # about b\n  b:\n    description: B\n# the end\n"
+    )
+    assert run("registry", "remove", "b").exit_code == 0
+    assert path.read_text(encoding="utf-8") == "projects: {}\n  # about b\n# the end\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        (["x", "--tag", "ok,TOKEN"], "tags[1]"),
+        (["x", "--depends-on", "TOKEN"], "depends_on[0]"),
+        (["TOKEN"], "name"),
+        (["webshop", "--path", "TOKEN"], "path"),
+    ],
+)
+def test_every_new_text_passes_the_secrets_gate(
+    run: Run, data_dir: Path, args: list[str], field: str
+) -> None:
+    path = hand_written(data_dir)
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    result = run("registry", "add", *[a.replace("TOKEN", token) for a in args], "--json")
+    assert result.exit_code == 7
+    assert json.loads(result.stdout)["field"] == field
+    assert path.read_text(encoding="utf-8") == HAND_WRITTEN
+
+
+def test_add_keeps_the_comments_at_the_end_of_the_file_at_the_end(run: Run, data_dir: Path) -> None:
+    path = projects_file(data_dir)
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        "projects:\n  a:\n    description: A  # inline\n# the end\n# really\n", encoding="utf-8"
+    )
+    assert run("registry", "add", "b", "--tag", "x,y").exit_code == 0
+    assert run("registry", "add", "c", "--description", "C").exit_code == 0
+    assert path.read_text(encoding="utf-8") == (
+        "projects:\n"
+        "  a:\n    description: A  # inline\n"
+        f"  b:\n    timestamp: '{NOW}'\n    status: active\n    tags:\n      - x\n      - y\n"
+        f"  c:\n    timestamp: '{NOW}'\n    description: C\n    status: active\n"
+        "# the end\n# really\n"
+    )
+
+
+def test_remove_after_an_inline_comment_keeps_its_column(run: Run, data_dir: Path) -> None:
+    path = projects_file(data_dir)
+    path.parent.mkdir(parents=True)
+    text = "projects:\n  y:\n    depends_on:\n      - x   # dep\n  z:\n    path: /tmp\n# end\n"
+    path.write_text(text, encoding="utf-8")
+    assert run("registry", "remove", "z").exit_code == 0
+    assert path.read_text(encoding="utf-8") == (
+        "projects:\n  y:\n    depends_on:\n      - x   # dep\n# end\n"
+    )

@@ -149,7 +149,7 @@ def test_concepts_propose_and_promote(run: Callable[..., Result], put: Any) -> N
     first = _json(run("concepts", "propose", "--json"))
     assert _json(run("concepts", "propose", "--json")) == first
     assert [(p["name"], p["members"]) for p in first["proposals"]] == [
-        ("adopt deploy", ["dec-b3", "dec-b4"]),
+        ("adopt blue", ["dec-b3", "dec-b4"]),  # Snowball keeps "blue" (the light stemmer: "blu")
         ("pgbouncer", ["dec-b1", "dec-b2"]),
     ]
     doc = _json(run("concepts", "promote", "pgbouncer", "--members", "dec-b1,dec-b2", "--json"))
@@ -161,7 +161,7 @@ def test_concepts_propose_and_promote(run: Callable[..., Result], put: Any) -> N
     again = _json(run("concepts", "promote", "pgbouncer", "--members", "dec-b1", "--json"))
     assert again["created"] is False and again["edges"] == []
     names = [p["name"] for p in _json(run("concepts", "propose", "--json"))["proposals"]]
-    assert names == ["adopt deploy"]
+    assert names == ["adopt blue"]
     listed = _json(run("graph", "concepts", "--json"))["concepts"]
     assert [(c["label"], c["grounded_by"], c["referenced_by"]) for c in listed] == [
         ("pgbouncer", ["dec-b1", "dec-b2"], ["dec-b1", "dec-b2"])
@@ -195,3 +195,18 @@ def test_validate_warns_about_an_unknown_relation(run: Callable[..., Result], pu
         ("unknown-relation", "warning", "edge-e1", 1)
     ]
     assert _json(run("graph", "stats", "--json"))["relations"] == {"relates_to": 1}
+
+
+def test_a_project_end_may_be_given_as_its_node_key(
+    run: Callable[..., Result], chain: None, data_dir: Any
+) -> None:
+    # `lore graph neighbors` shows a project as project:NAME: link and unlink take that too
+    assert run("registry", "add", "webshop").exit_code == 0
+    doc = _json(run("graph", "link", "project:webshop", "dec-a1", "--relation", "uses", "--json"))
+    assert (doc["src"], doc["dst"]) == ("webshop", "dec-a1")
+    doc = _json(run("graph", "neighbors", "dec-a1", "--relation", "uses", "--json"))
+    assert [n["id"] for n in doc["neighbors"]] == ["project:webshop"]
+    assert run("graph", "link", "webshop", "dec-a1", "--relation", "uses").exit_code == 6
+    doc = _json(run("graph", "unlink", "project:webshop", "dec-a1", "--relation", "uses", "--json"))
+    assert doc == {"retracted": [json.loads(lines(data_dir / "graph/data/edges.jsonl")[0])["id"]]}
+    assert run("graph", "link", "project:nowhere", "dec-a1", "--relation", "uses").exit_code == 3

@@ -133,6 +133,31 @@ def test_html_draws_the_nodes_in_a_headless_browser(
     assert '"error_message": "slow"' in selected
 
 
+HOSTILE = "Beware <!--<script> in templates and </script> tags"
+
+
+def test_html_data_cannot_end_or_escape_its_script(put: Any, run: Callable[..., Result]) -> None:
+    put("decision", id="dec-h1", decision=HOSTILE)
+    text = _export(run, "--format", "html")
+    data = text.split("var DATA = ", 1)[1].split(";\n", 1)[0]
+    assert "dec-h1" in data
+    assert "<" not in data  # no "</script", "<!--" or "<script" for the HTML parser to see
+    assert json.loads(data)["records"]["dec-h1"]["decision"] == HOSTILE
+    assert text.count("</script>") == 2
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no chromium installed")
+def test_html_with_markup_in_a_label_still_draws(
+    put: Any, run: Callable[..., Result], tmp_path: Path
+) -> None:
+    put("decision", id="dec-h1", decision=HOSTILE)
+    page = tmp_path / "graph.html"
+    assert run("graph", "export", "--format", "html", "-o", str(page)).exit_code == 0
+    drawn = _dump(tmp_path, page.as_uri() + "#node=dec-h1")
+    assert 'data-nodes-drawn="1"' in drawn
+    assert "&lt;!--&lt;script&gt; in templates" in drawn
+
+
 def _dump(tmp_path: Path, url: str) -> str:
     done = subprocess.run(
         [

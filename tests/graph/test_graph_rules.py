@@ -18,6 +18,25 @@ def test_decision_references_its_files_and_their_project(put: Any, edges: Any) -
     ]
 
 
+def test_an_absolute_path_in_the_projects_repository_is_keyed_relative_to_it(
+    put: Any, edges: Any
+) -> None:
+    # the record keeps the path as given; the graph keys it from the directory named
+    # like the record's project (its repository), as a relative path would be keyed
+    files = ["/home/u/web/src/a.py", "src/a.py", "/etc/hosts", "/home/u/web"]
+    put("decision", id="dec-a1", decision="x", files=files, project="web")
+    put("decision", id="dec-a2", decision="y", files=["/home/u/web/b.py"])
+    assert edges() == [
+        ("dec-a1", "file:/etc/hosts", "references"),
+        ("dec-a1", "file:/home/u/web", "references"),
+        ("dec-a1", "file:src/a.py", "references"),
+        ("dec-a2", "file:/home/u/web/b.py", "references"),
+        ("file:/etc/hosts", "project:web", "part_of"),
+        ("file:/home/u/web", "project:web", "part_of"),
+        ("file:src/a.py", "project:web", "part_of"),
+    ]
+
+
 def test_path_like_entities_are_files_and_other_entities_name_concepts(
     put: Any, edges: Any
 ) -> None:
@@ -28,6 +47,19 @@ def test_path_like_entities_are_files_and_other_entities_name_concepts(
         ("dec-a1", "concept-c1", "references"),
         ("dec-a1", "file:lib/q.rs", "references"),
         ("dec-a2", "concept-c1", "references"),
+    ]
+
+
+def test_an_entity_named_like_a_file_still_references_the_concept_of_that_name(
+    put: Any, edges: Any
+) -> None:
+    # "Node.js" looks like a file by its extension; a concept of that name is referenced too
+    put("concept", id="concept-c1", name="Node.js")
+    put("decision", id="dec-a1", decision="Use Node.js", entities=["Node.js", "lib/x.js"])
+    assert edges() == [
+        ("dec-a1", "concept-c1", "references"),
+        ("dec-a1", "file:Node.js", "references"),
+        ("dec-a1", "file:lib/x.js", "references"),
     ]
 
 

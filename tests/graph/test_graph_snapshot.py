@@ -68,6 +68,35 @@ def test_incremental_refresh_equals_a_rebuild(
     }
 
 
+def test_a_new_concept_taking_over_a_name_moves_its_references_as_a_rebuild_does(
+    run: Callable[..., Result], put: Any
+) -> None:
+    put("concept", id="concept-b2", name="Sharding")
+    put("decision", id="dec-a1", decision="Shard orders", entities=["sharding"])
+    assert run("graph", "stats").exit_code == 0  # builds and saves the snapshot
+    put("concept", id="concept-a1", name="sharding")  # sorts first: the name resolves to it
+    incremental = _export(run)
+    assert run("graph", "rebuild").exit_code == 0
+    assert incremental == _export(run)
+    edges = [(e["source"], e["target"]) for e in json.loads(incremental)["edges"]]
+    assert edges == [("dec-a1", "concept-a1")]
+
+
+def test_revising_the_concept_a_name_resolves_to_leaves_no_edge_behind(
+    run: Callable[..., Result], put: Any, store: Store
+) -> None:
+    put("concept", id="concept-a1", name="Sharding")
+    put("concept", id="concept-b2", name="sharding")
+    put("decision", id="dec-a1", decision="Shard orders", entities=["sharding"])
+    assert run("graph", "stats").exit_code == 0  # builds and saves the snapshot
+    store.revise("concept-a1", {"description": "splitting tables"})
+    incremental = _export(run)
+    assert run("graph", "rebuild").exit_code == 0
+    assert incremental == _export(run)
+    edges = [(e["source"], e["target"]) for e in json.loads(incremental)["edges"]]
+    assert edges == [("dec-a1", "concept-a1")]
+
+
 def test_a_capture_is_in_the_very_next_graph_query(run: Callable[..., Result]) -> None:
     first = _id(run("remember", "Use Redis for the session cache", "--json"))
     assert run("graph", "rebuild").exit_code == 0

@@ -198,7 +198,7 @@ def test_a_whole_session_through_the_tools(server: Any) -> None:
     ):
         assert wanted in [r["id"] for r in server.ok("recall", query=query)["results"]], query
     deep = server.ok("recall", query="ledger postgres", deep=True, explain=True)
-    assert set(deep) == {"query", "results"} and deep["results"][0]["id"] == dec["id"]
+    assert set(deep) == {"query", "window", "results"} and deep["results"][0]["id"] == dec["id"]
     assert server.ok("recall", query="ledger postgres", until="2000-01-01")["results"] == []
     assert server.ok("recall", query="ledger postgres", since="1h")["results"][0]["id"] == dec["id"]
     only = server.ok("recall", query="upload", kinds=["failures"], limit=2)

@@ -9,7 +9,10 @@ from pydantic import Field
 from lore.mcp._tool import Doc, tool
 from lore.mcp.state import store
 
-TIME_HELP = "an ISO date or date-time, or an age like 7d, 2w, 12h"
+TIME_HELP = (
+    "a time: an ISO date or date-time, a month 2026-05, an ISO week 2026-W19, an age like 7d,"
+    " 2w, 3m, or words: today, yesterday, last week, last month, a month name"
+)
 
 
 @tool("recall", title="Recall what lore knows", read_only=True)
@@ -64,8 +67,10 @@ def recall(
     """Search lore's memory before deciding or repeating work: "why did we pick X", "how do
     we deploy", "has this error happened before". Any matching word counts, word forms and
     typos match, ranking blends relevance, recency, importance and the current project.
-    Returns the same as `lore recall --json`: {"query", "results": [{"id", "type" (the
-    kind), "score", ...every stored field}]}; the modes return their own documents
+    A time in the query ("last week", "in May 2026") ranks that window's records higher.
+    Returns the same as `lore recall --json`: {"query", "window" (the query's time window
+    or null), "results": [{"id", "type" (the kind), "score", "timestamp", ...every stored
+    field}]}; the modes return their own documents
     (patterns: {"query", "project", "patterns", "anti_patterns"}; failures: {"type",
     "counts", "failures"}; triggers: {"threshold", "triggers"}; brief: {"topic",
     "decisions", "patterns", "failures", "contradictions"}; a `project` with no query:

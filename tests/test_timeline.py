@@ -1,0 +1,208 @@
+"""``lore timeline``: counts per kind by year, month, ISO week and day that add up level by
+level, the digest of each period, filters, errors and the answer kept beside the index."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from click.testing import Result
+
+Run = Callable[..., Result]
+NOW = "2026-02-10T12:00:00Z"
+RECORDS = [
+    # 2025-12-30 (a Tuesday) is in ISO week 2026-W01, which straddles the two years
+    {"kind": "decision", "id": "dec-a", "timestamp": "2025-12-30T09:00:00Z",
+     "decision": "Adopt Redis for the session cache", "outcome": "successful",
+     "entities": ["redis"], "tags": ["infra"], "project": "api"},
+    {"kind": "failure", "id": "fail-a", "timestamp": "2025-12-30T10:00:00Z",
+     "error_type": "Timeout", "error_message": "redis timed out", "tags": ["infra"],
+     "project": "api"},
+    {"kind": "observation", "id": "obs-a", "timestamp": "2025-11-02T10:00:00Z",
+     "content": "Latency doubles at noon", "project": "web"},
+    {"kind": "failure", "id": "fail-b", "timestamp": "2026-01-02T08:00:00Z",
+     "error_type": "Timeout", "error_message": "redis timed out again", "tags": ["infra"],
+     "project": "api"},
+    {"kind": "failure", "id": "fail-c", "timestamp": "2026-01-02T09:00:00Z",
+     "error_type": "Timeout", "error_message": "redis timed out a third time",
+     "tags": ["infra"], "project": "api"},
+    {"kind": "decision", "id": "dec-b", "timestamp": "2026-01-02T11:00:00Z",
+     "decision": "Drop memcached", "outcome": "abandoned", "entities": ["redis", "memcached"],
+     "project": "api"},
+    {"kind": "pattern", "id": "pat-a", "timestamp": "2026-01-20T11:00:00Z",
+     "name": "Retry with jitter", "solution": "back off", "confidence": 0.8, "project": "api"},
+    {"kind": "decision", "id": "dec-c", "timestamp": "2026-02-01T11:00:00Z",
+     "decision": "Pin the Redis client", "outcome": "pending", "entities": ["redis"],
+     "project": "web"},
+    {"kind": "decision", "id": "dec-x", "timestamp": "2026-02-02T11:00:00Z",
+     "decision": "Retracted soon", "project": "web"},
+]  # fmt: skip
+
+
+@pytest.fixture
+def loaded(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LORE_NOW", NOW)
+    feed = "".join(json.dumps(r) + "\n" for r in RECORDS)
+    assert run("import", "-", input=feed).exit_code == 0
+    assert run("retract", "dec-x").exit_code == 0
+
+
+def doc(run: Run, *args: str) -> Any:
+    result = run("timeline", *args, "--json")
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_counts_add_up_level_by_level(run: Run, loaded: None) -> None:
+    top = doc(run)
+    assert (top["level"], top["lists"], top["total"]) == ("all", "years", 8)  # dec-x retracted
+    assert top["counts"] == {"decision": 3, "pattern": 1, "failure": 3, "observation": 1}
+    assert [(y["period"], y["total"]) for y in top["periods"]] == [("2025", 3), ("2026", 5)]
+    checked = Counter[str]()
+
+    def adds_up(node: dict[str, Any]) -> None:
+        parts = node.get("periods")
+        if parts is None:  # a day: its records
+            assert len(node["records"]) == node["total"]
+            assert Counter(r["type"] for r in node["records"]) == node["counts"]
+            checked["day"] += 1
+            return
+        assert sum(p["total"] for p in parts) == node["total"]
+        assert sum((Counter(p["counts"]) for p in parts), Counter()) == node["counts"]
+        checked[node["level"]] += 1
+        for part in parts:
+            if part["total"]:
+                child = doc(run, part["period"])
+                if node["level"] == "month":  # a week cut to the month: the full week's days
+                    days = [
+                        d for d in child["periods"] if node["since"] <= d["since"] < node["until"]
+                    ]
+                    assert sum(d["total"] for d in days) == part["total"]
+                else:
+                    assert child["total"] == part["total"]
+                    assert child["counts"] == part["counts"]
+                adds_up(child)
+
+    adds_up(top)
+    assert checked == {"all": 1, "year": 2, "month": 4, "week": 5, "day": 7}
+
+
+def test_a_week_that_straddles_two_years(run: Run, loaded: None) -> None:
+    week = doc(run, "2026-W01")
+    assert (week["since"], week["until"]) == ("2025-12-29T00:00:00Z", "2026-01-05T00:00:00Z")
+    assert [(d["period"], d["total"]) for d in week["periods"] if d["total"]] == [
+        ("2025-12-30", 2),
+        ("2026-01-02", 3),
+    ]
+    december = doc(run, "2025-12")
+    assert [(w["period"], w["since"][:10], w["total"]) for w in december["periods"]][-1] == (
+        "2026-W01",
+        "2025-12-29",
+        2,  # only December's part of the week
+    )
+
+
+def test_a_day_lists_its_records_and_digest(run: Run, loaded: None) -> None:
+    day = doc(run, "2026-01-02")
+    assert (day["level"], day["lists"], day["total"]) == ("day", "records", 3)
+    assert [(r["id"], r["type"], r["title"]) for r in day["records"]] == [
+        ("fail-b", "failure", "redis timed out again"),
+        ("fail-c", "failure", "redis timed out a third time"),
+        ("dec-b", "decision", "Drop memcached"),
+    ]
+    assert day["digest"] == {
+        "entities": [],  # one record mentions them: not a topic
+        "tags": [{"name": "infra", "count": 2}],
+        "highlights": [
+            {"id": "dec-b", "type": "decision", "why": "decision",
+             "timestamp": "2026-01-02T11:00:00.000000Z", "title": "Drop memcached",
+             "outcome": "abandoned"},
+            {"id": "fail-c", "type": "failure", "why": "recurring failure",
+             "timestamp": "2026-01-02T09:00:00.000000Z", "title": "redis timed out a third time",
+             "error_type": "Timeout", "count": 2},
+        ],
+    }  # fmt: skip
+
+
+def test_the_digest_of_a_year_and_of_all_time(run: Run, loaded: None) -> None:
+    year = doc(run, "2026")
+    assert year["digest"]["entities"] == [{"name": "redis", "count": 2}]
+    whys = [(h["why"], h["id"]) for h in year["digest"]["highlights"]]
+    assert whys == [
+        ("decision", "dec-c"),  # pending (0.6) weighs more than abandoned (0.1)
+        ("decision", "dec-b"),
+        ("recurring failure", "fail-c"),
+        ("new pattern", "pat-a"),
+    ]
+    top = doc(run)
+    assert top["digest"]["entities"] == [{"name": "redis", "count": 3}]
+    assert top["digest"]["tags"] == [  # import tags a record with its project when untagged
+        {"name": "infra", "count": 4},
+        {"name": "api", "count": 2},
+        {"name": "web", "count": 2},
+    ]
+    assert [h["count"] for h in top["digest"]["highlights"] if "count" in h] == [3]
+
+
+def test_filters(run: Run, loaded: None) -> None:
+    assert doc(run, "--kind", "decisions")["counts"] == {"decision": 3}
+    web = doc(run, "--project", "web")
+    assert (web["project"], web["total"], web["counts"]) == (
+        "web",
+        2,
+        {"decision": 1, "observation": 1},
+    )
+    assert doc(run, "2024")["total"] == 0
+
+
+def test_text_output(run: Run, loaded: None) -> None:
+    result = run("timeline", "2026-01-02")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [
+        "2026-01-02: 3 records (decision 1, failure 2)",
+        "  tags: infra (2)",
+        "  - decision: dec-b  Drop memcached [abandoned]",
+        "  - recurring failure: fail-c  redis timed out a third time [Timeout x2]",
+        "08:00  failure fail-b  redis timed out again [Timeout]",
+        "09:00  failure fail-c  redis timed out a third time [Timeout]",
+        "11:00  decision dec-b  Drop memcached [abandoned]",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("7d",), "timeline '7d': not a period lore can read"),
+        (("2026-13",), "timeline '2026-13'"),
+        (("--kind", "edge"), "recall does not search edges"),
+    ],
+)
+def test_usage_errors(run: Run, args: tuple[str, ...], message: str) -> None:
+    result = run("timeline", *args)
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert message in result.stderr
+
+
+def test_a_new_record_is_counted_at_once(run: Run, loaded: None) -> None:
+    assert doc(run, "2026-02")["total"] == 1
+    assert doc(run, "2026-02")["total"] == 1  # the kept answer
+    result = run("observe", "Cache hit rate fell", env={"LORE_NOW": "2026-02-05T10:00:00Z"})
+    assert result.exit_code == 0
+    assert doc(run, "2026-02")["counts"] == {"decision": 1, "observation": 1}
+
+
+def test_an_empty_root_and_a_single_year(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    empty = doc(run)
+    assert (empty["total"], empty["counts"], empty["periods"]) == (0, {}, [])
+    assert empty["digest"] == {"entities": [], "tags": [], "highlights": []}
+    result = run("timeline")
+    assert (result.exit_code, result.stdout) == (0, "all time: 0 records\n")
+    assert result.stderr == "lore: no records in all time\n"
+    monkeypatch.setenv("LORE_NOW", NOW)
+    assert run("observe", "Only one year here").exit_code == 0
+    top = doc(run)
+    assert [(y["period"], y["total"]) for y in top["periods"]] == [("2026", 1)]
+    assert (top["total"], top["counts"]) == (1, {"observation": 1})
