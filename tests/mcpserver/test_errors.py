@@ -182,7 +182,9 @@ def test_a_malformed_request_leaves_the_server_serving(tmp_path: Path) -> None:
     assert (tmp_path / "data/inbox/data/observations.jsonl").read_text().count("\n") == 1
 
 
-@pytest.mark.parametrize("name", ["resume", "recall", "show", "list", "graph_neighbors"])
+@pytest.mark.parametrize(
+    "name", ["resume", "recall", "show", "list", "graph_neighbors", "timeline"]
+)
 def test_read_only_tools_write_nothing(server: Any, name: str) -> None:
     (decision,) = server.ok("list", kind="decision", limit=1)  # a node with neighbours
     before = sorted(p for p in server.root.rglob("*") if p.is_file())

@@ -115,6 +115,7 @@ TOOLS = {
         ],
     ),
     "graph_neighbors": (True, ["id"], ["id", "relation", "direction"]),
+    "timeline": (True, [], ["period", "project", "kinds"]),
 }
 
 
@@ -336,3 +337,18 @@ def test_component_tools_return_what_the_cli_returns(server: Any, run: Any) -> N
     )
     assert json.loads(cli_near.stdout) == near
     assert server.error("graph_neighbors", id="dec-000000000000")["code"] == "not_found"
+
+
+def test_timeline_returns_what_the_cli_returns(server: Any, run: Any) -> None:
+    import json
+
+    server.ok("remember", text="Shard the orders table by tenant because: size")
+    today = server.ok("timeline", period="today")
+    assert today["level"] == "day" and today["total"] >= 1
+    cli = run("--data-dir", str(server.root), "timeline", "today", "--json")
+    assert json.loads(cli.stdout) == today
+    years = server.ok("timeline", kinds=["decision"])
+    assert years == json.loads(
+        run("--data-dir", str(server.root), "timeline", "--kind", "decision", "--json").stdout
+    )
+    assert server.error("timeline", period="7d")["code"] == "usage"
