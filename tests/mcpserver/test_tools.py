@@ -338,8 +338,18 @@ def test_component_tools_return_what_the_cli_returns(server: Any, run: Any) -> N
     assert json.loads(cli_near.stdout) == near
     assert server.error("graph_neighbors", id="dec-000000000000")["code"] == "not_found"
 
+    years = server.ok("timeline")
+    assert years == json.loads(run("timeline", "--json").stdout)
+    assert (
+        years["total"] >= 2
+        and years["level"] == json.loads(run("timeline", "--json").stdout)["level"]
+    )
+    decisions = server.ok("timeline", kinds=["decision"])
+    assert decisions == json.loads(run("timeline", "--kind", "decision", "--json").stdout)
+    assert server.error("timeline", period="the day after the meeting")["code"] == "usage"
 
-def test_timeline_returns_what_the_cli_returns(server: Any, run: Any) -> None:
+
+def test_timeline_of_a_day_returns_what_the_cli_returns(server: Any, run: Any) -> None:
     import json
 
     server.ok("remember", text="Shard the orders table by tenant because: size")
@@ -347,8 +357,4 @@ def test_timeline_returns_what_the_cli_returns(server: Any, run: Any) -> None:
     assert today["level"] == "day" and today["total"] >= 1
     cli = run("--data-dir", str(server.root), "timeline", "today", "--json")
     assert json.loads(cli.stdout) == today
-    years = server.ok("timeline", kinds=["decision"])
-    assert years == json.loads(
-        run("--data-dir", str(server.root), "timeline", "--kind", "decision", "--json").stdout
-    )
-    assert server.error("timeline", period="7d")["code"] == "usage"
+    assert server.error("timeline", period="7d")["code"] == "usage"  # an age, not a period

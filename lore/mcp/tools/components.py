@@ -1,7 +1,8 @@
-"""Tools over the component commands: ``journal_update``, ``goal_update``, ``graph_neighbors``.
+"""Tools over the component commands: ``journal_update``, ``goal_update``, ``graph_neighbors``,
+``timeline``.
 
 Each calls the use case its CLI command calls (``lore journal update``, ``lore goal
-update``, ``lore graph neighbors``) and returns the same ``--json`` document.
+update``, ``lore graph neighbors``, ``lore timeline``) and returns the same ``--json`` document.
 """
 
 from __future__ import annotations
@@ -129,3 +130,31 @@ def graph_neighbors(
     from lore.graph.snapshot import open_graph
 
     return neighbors(open_graph(store()), id, relation=relation, direction=direction)
+
+
+@tool("timeline", title="What happened when", read_only=True)
+def timeline(
+    period: Annotated[
+        str | None,
+        Field(
+            description=(
+                "Empty for the years; a year (2026) for its months; a month (2026-05, "
+                "'may 2026', 'last month') for its ISO weeks; a week (2026-W19, 'this "
+                "week') for its days; a day (2026-05-12, 'yesterday') for its records."
+            )
+        ),
+    ] = None,
+    project: Annotated[str | None, Field(description="Only this project's records.")] = None,
+    kinds: Annotated[
+        list[str] | None, Field(description="Only these kinds (decision, failure, ...).")
+    ] = None,
+) -> Doc:
+    """Navigate the memory by time: how many records of each kind a period holds and a
+    short digest of it (top entities and tags; decisions with their outcome, recurring
+    failures, new patterns and handoffs, each with its id). Start with no period and
+    drill down; a day lists its records. Returns the same as `lore timeline --json`:
+    {"period", "level", "total", "counts", "digest", "periods": [...]} ("records" for a
+    day). An unreadable period: error `usage`."""
+    from lore.timeline import timeline as run
+
+    return run(store(), period, project=project, kinds=tuple(kinds or ()))

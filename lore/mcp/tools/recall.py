@@ -1,5 +1,4 @@
-"""Tools ``recall`` (ranked search over every kind of record, and its modes) and
-``timeline`` (records counted by calendar period, with a digest)."""
+"""Tool ``recall``: ranked search over every kind of record, and its modes."""
 
 from __future__ import annotations
 
@@ -95,33 +94,3 @@ def recall(
         deep=deep,
         graph_depth=graph_depth,
     ).doc
-
-
-@tool("timeline", title="What happened when", read_only=True)
-def timeline(
-    period: Annotated[
-        str | None,
-        Field(
-            description="A calendar period: a year (2026), a month (2026-05, last month), an "
-            "ISO week (2026-W19, this week) or a day (2026-05-12, today, yesterday); "
-            "none: every year."
-        ),
-    ] = None,
-    project: Annotated[
-        str | None, Field(description="Only this project's records (its own or tagged).")
-    ] = None,
-    kinds: Annotated[
-        list[str], Field(description="Only these kinds (decision, failure, ...; plurals work).")
-    ] = [],  # noqa: B006
-) -> Doc:
-    """How many records of each kind a period holds, and what mattered in it: call it for
-    "what happened last week", "what did we do in May", or to see a day's records with
-    their ids. A year lists its months, a month its ISO weeks, a week its days, a day its
-    records. Each period has a digest: the entities and tags most of its records share,
-    and its key decisions (with outcome), recurring failures, new patterns and handoffs,
-    each with its id (read one with `show`). Returns the same as `lore timeline --json`:
-    {"period", "level", "lists", "since", "until", "project", "kinds", "total", "counts",
-    "digest", "periods"} ("records" instead of "periods" for a day). Read-only."""
-    from lore.timeline import timeline as run
-
-    return run(store(), period, project=project, kinds=kinds)
