@@ -7,14 +7,13 @@ mcp`` prints the command that installs it and exits 2.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from lore.cli._app import App
+from lore.cli._app import App, this_lore
 from lore.cli._output import echo, emit_json, json_option, note
 from lore.errors import UsageError
 
@@ -75,21 +74,6 @@ def _project_dir() -> Path:
     return Path(repo.top) if repo is not None else Path.cwd()
 
 
-def _lore_bin() -> str:
-    """This lore (the one that has the SDK), not the first `lore` on PATH, which may be
-    another install: the script being run, else the one beside this Python, else PATH's."""
-    import shutil
-
-    running = Path(sys.argv[0])
-    if running.name in ("lore", "lore.exe") and running.is_file():
-        return os.path.abspath(running)
-    beside = Path(sys.executable).with_name("lore")
-    if beside.is_file():
-        return str(beside)
-    found = shutil.which("lore")
-    return os.path.abspath(found) if found else os.path.abspath(sys.argv[0])
-
-
 def agent_options(fn: Any) -> Any:
     for option in reversed(
         [
@@ -131,7 +115,7 @@ def mcp_install_cmd(
 
     agent = _agent(claude, codex, cursor)
     path = agents.config_file(agent, scope, _project_dir())
-    server = agents.entry(agent, _lore_bin(), app.data_dir)
+    server = agents.entry(agent, this_lore(), app.data_dir)
     if show:
         if as_json:
             emit_json({"agent": agent, "scope": scope, "file": str(path), "entry": server})
