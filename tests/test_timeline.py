@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from click.testing import Result
 
+from lore.store import Store
+
 Run = Callable[..., Result]
 NOW = "2026-02-10T12:00:00Z"
 RECORDS = [
@@ -235,3 +237,57 @@ def test_an_empty_root_and_a_single_year(run: Run, monkeypatch: pytest.MonkeyPat
     top = doc(run)
     assert [(y["period"], y["total"]) for y in top["periods"]] == [("2026", 1)]
     assert (top["total"], top["counts"]) == (1, {"observation": 1})
+
+
+def test_random_counts_add_up_over_three_years(
+    run: Run, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A seeded random store over three years (with records on the instants around year,
+    month and ISO-week boundaries): at every level each period's counts are its records'
+    (counted from the import file) and the sum of the periods it lists."""
+    import random
+    from datetime import datetime, timedelta, timezone
+
+    from lore.timeline import timeline
+
+    monkeypatch.setenv("LORE_NOW", "2026-05-20T12:00:00Z")
+    rng = random.Random(12)
+    start = datetime(2023, 6, 1, tzinfo=timezone.utc)
+    edges = ["2024-12-29T23:59:59Z", "2024-12-30T00:00:00Z", "2025-12-31T23:59:59Z",
+             "2026-01-01T00:00:00Z", "2026-01-04T23:59:59Z", "2026-04-30T23:59:59Z"]  # fmt: skip
+    lines, times = [], []
+    for i in range(400):
+        when = start + timedelta(seconds=rng.random() * 3 * 365 * 86400)
+        stamp = edges[i] if i < len(edges) else when.strftime("%Y-%m-%dT%H:%M:%SZ")
+        kind = rng.choice(["decision", "failure", "observation"])
+        text = {"decision": "decision", "failure": "error_message", "observation": "content"}
+        rec = {"kind": kind, "timestamp": stamp, text[kind]: f"item {i} about topic {i % 7}"}
+        if kind == "failure":
+            rec["error_type"] = rng.choice(["Timeout", "KeyError"])
+        lines.append(json.dumps(rec) + "\n")
+        times.append((datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp(), kind))
+    assert run("import", "--force", "-", input="".join(lines)).exit_code == 0
+
+    def expected(since: str | None, until: str | None) -> dict[str, int]:
+        low = datetime.fromisoformat(since.replace("Z", "+00:00")).timestamp() if since else 0
+        high = datetime.fromisoformat(until.replace("Z", "+00:00")).timestamp() if until else 1e12
+        return dict(Counter(k for t, k in times if low <= t < high))
+
+    walked: Counter[str] = Counter()
+
+    def walk(period: str | None) -> None:
+        found = timeline(store, period)
+        walked[found["level"]] += 1
+        assert found["counts"] == expected(found["since"], found["until"]), period
+        assert found["total"] == sum(found["counts"].values())
+        if found["level"] == "day":
+            assert Counter(r["type"] for r in found["records"]) == found["counts"]
+            return
+        parts = found["periods"]
+        assert sum((Counter(p["counts"]) for p in parts), Counter()) == found["counts"], period
+        for part in parts:
+            if part["total"]:
+                walk(part["period"])
+
+    walk(None)
+    assert walked["year"] == 4 and walked["month"] == 36 and walked["day"] > 300
