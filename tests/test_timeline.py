@@ -291,3 +291,10 @@ def test_random_counts_add_up_over_three_years(
 
     walk(None)
     assert walked["year"] == 4 and walked["month"] == 36 and walked["day"] > 300
+
+
+def test_one_record_is_counted_in_the_singular(run: Any) -> None:
+    assert run("observe", "just one thing").exit_code == 0
+    shown = run("timeline")
+    assert shown.exit_code == 0
+    assert shown.stdout.splitlines()[0] == "all time: 1 record (observation 1)"

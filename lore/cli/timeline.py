@@ -68,7 +68,8 @@ def timeline_cmd(
 
 def _counts(item: dict[str, Any]) -> str:
     kinds = ", ".join(f"{kind} {n}" for kind, n in item["counts"].items())
-    return f"{item['total']} records" + (f" ({kinds})" if kinds else "")
+    n = item["total"]
+    return f"{n} record{'' if n == 1 else 's'}" + (f" ({kinds})" if kinds else "")
 
 
 def _label(item: dict[str, Any]) -> str:
