@@ -18,7 +18,7 @@ def test_lore_now_is_normalised(run: Run) -> None:
     result = run("observe", "frozen", "--json", env={"LORE_NOW": "2026-01-02T03:04:05+01:00"})
     assert result.exit_code == 0
     assert json.loads(result.stdout)["timestamp"] == "2026-01-02T02:04:05.000000Z"
-    assert "normalised" in CONTRACT[CONTRACT.index("- **`LORE_NOW`**") :][:600]
+    assert "canonical form" in CONTRACT[CONTRACT.index("- **`LORE_NOW`**") :][:600]
 
 
 def test_a_bad_lore_now_exits_2_and_writes_nothing(run: Run, data_dir: Path) -> None:
@@ -29,7 +29,7 @@ def test_a_bad_lore_now_exits_2_and_writes_nothing(run: Run, data_dir: Path) -> 
     assert reply["error"].startswith("LORE_NOW='yesterday-ish' is not an ISO-8601 time")
     assert not (data_dir / "inbox" / "data" / "observations.jsonl").exists()
     row = next(line for line in CONTRACT.splitlines() if line.startswith("| `LORE_NOW`"))
-    assert "exits 2" in row
+    assert "exit 2" in row
     exit_2 = next(line for line in CONTRACT.splitlines() if line.startswith("| 2 | `EXIT_USAGE`"))
     assert "LORE_NOW" in exit_2
 
