@@ -137,7 +137,7 @@ def rank(
     n = idx.size
     if not terms or n == 0:
         return Ranking(idx, [], 0, set(), window)
-    text, exact, fuzzy, matched = signals.relevance(idx, terms, window)
+    text, exact, fuzzy, matched = signals.relevance(idx, terms, window, store)
     hidden = _flagged(idx.hidden) if not show_hidden else set()
     for d in idx.dead | hidden:
         text.pop(d, None)
