@@ -12,7 +12,7 @@ from typing import Any
 from lore import search
 
 ASSOC_MAX_SHARE = 0.1  # only words in at most this share of the records have associates
-ASSOC_MAX_DOCS = 64  # ... and in at most this many (bounds the records read per word)
+ASSOC_MAX_DOCS = 32  # ... and in at most this many (bounds the records read per word)
 ASSOC_MIN_COUNT = 2  # an associate shares at least this many records with the word
 ASSOC_MIN = 0.5  # and its association (shared / sqrt(df(word) * df(associate))) is this
 ASSOC_TOP = 3  # the strongest this many associates of a word are kept
