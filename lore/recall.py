@@ -74,14 +74,16 @@ def parse_until(text: str | None) -> float | None:
     return timeexpr.until(text)
 
 
-def searchable_kinds(names: tuple[str, ...] | list[str]) -> list[str]:
+def searchable_kinds(
+    names: tuple[str, ...] | list[str], *, refused: str = "recall does not search"
+) -> list[str]:
+    """The kinds ``names`` name, each once; UsageError (``refused``...) for another kind."""
     out = []
     for name in names:
         kind = kind_class(name).KIND.name
         if kind not in SEARCH_KINDS:
-            raise UsageError(
-                f"recall does not search {kind}s; it searches {', '.join(SEARCH_KINDS)}"
-            )
+            verb = refused.split()[-1]
+            raise UsageError(f"{refused} {kind}s; it {verb}s {', '.join(SEARCH_KINDS)}")
         if kind not in out:
             out.append(kind)
     return out

@@ -49,7 +49,7 @@ def timeline(
     all time lists its years, a year its months, a month its ISO weeks (cut to the month),
     a week its days, a day its records. Only shown records (not retracted or superseded),
     of ``project`` (its own or tagged) and of ``kinds`` when given."""
-    wanted = searchable_kinds(list(kinds))
+    wanted = searchable_kinds(list(kinds), refused="timeline does not count")
     span = timeexpr.period(period) if period else None
     idx = open_index(store)
     key = [CACHE_VERSION, _index_stamp(store), span.label if span else None, project, wanted]

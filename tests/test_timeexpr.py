@@ -4,7 +4,9 @@ words inside a query, the timeline's periods), table-driven."""
 from __future__ import annotations
 
 import itertools
+import json
 from datetime import datetime, timezone
+from typing import Any
 
 import pytest
 
@@ -132,6 +134,8 @@ def test_lore_now_is_now(monkeypatch: pytest.MonkeyPatch) -> None:
             "what we tried",
         ),
         ("redis after 2026-05-12", "after 2026-05-12", "2026-05-13T00:00:00Z", None, "redis"),
+        ("shipped by 2026-05", "by 2026-05", None, "2026-06-01T00:00:00Z", "shipped"),
+        ("cache till may", "till may", None, "2026-06-01T00:00:00Z", "cache"),
         (
             "outages during 2025",
             "during 2025",
@@ -164,6 +168,7 @@ def test_a_time_inside_a_query(
         "march the migration forward",
         "handle over 2000 requests",  # a number, not a year
         "why 2026 planning",  # a bare year needs "in", "during", "since", ...
+        "done by may",  # "by" shapes a window but does not make a bare month name a time
         "the day after the meeting",
     ],
 )
@@ -209,3 +214,15 @@ def test_a_timeline_period_is_a_calendar_period(text: str) -> None:
     with pytest.raises(UsageError) as caught:
         timeexpr.period(text)
     assert timeexpr.TIMELINE_FORMS in str(caught.value)
+
+
+def test_lore_now_is_canonical_and_checked(run: Any) -> None:
+    """§2: LORE_NOW is rewritten to the canonical form; a value that is not a time is exit 2."""
+    made = run("observe", "the clock is frozen", "--json", env={"LORE_NOW": "2026-05-20"})
+    assert made.exit_code == 0
+    assert json.loads(made.stdout)["timestamp"] == "2026-05-20T00:00:00.000000Z"
+    bad = run("timeline", "today", env={"LORE_NOW": "soon"})
+    assert (bad.exit_code, bad.stdout) == (2, "")
+    assert bad.stderr == (
+        "lore: error: LORE_NOW='soon' is not an ISO-8601 time (e.g. 2026-01-02T03:04:05Z)\n"
+    )

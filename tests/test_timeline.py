@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import Result
+
+from lore.store import Store
 
 Run = Callable[..., Result]
 NOW = "2026-02-10T12:00:00Z"
@@ -177,13 +180,41 @@ def test_text_output(run: Run, loaded: None) -> None:
     [
         (("7d",), "timeline '7d': not a period lore can read"),
         (("2026-13",), "timeline '2026-13'"),
-        (("--kind", "edge"), "recall does not search edges"),
+        (("--kind", "edge"), "timeline does not count edges; it counts decision, pattern"),
+        (("last", "fortnight"), "timeline 'last fortnight': not a period lore can read"),
     ],
 )
 def test_usage_errors(run: Run, args: tuple[str, ...], message: str) -> None:
     result = run("timeline", *args)
     assert (result.exit_code, result.stdout) == (2, "")
     assert message in result.stderr
+
+
+def test_a_period_of_several_words_needs_no_quotes(run: Run, loaded: None) -> None:
+    # as the help's example writes it: lore timeline last week --project api
+    assert doc(run, "last", "month", "--project", "api") == doc(run, "2026-01", "--project", "api")
+    assert doc(run, "dec", "30", "2025")["records"] == doc(run, "2025-12-30")["records"]
+    assert doc(run, "this", "week")["period"] == "2026-W07"
+
+
+def test_a_day_shows_hand_written_times_in_utc(run: Run, data_dir: Path) -> None:
+    # hand-written files may use an offset or a date alone (§2); a day is a UTC day
+    feed = "".join(
+        json.dumps({"kind": "observation", "content": text, "timestamp": NOW}) + "\n"
+        for text in ("kafka lag at midnight", "kafka lag all day")
+    )
+    assert run("import", "-", input=feed).exit_code == 0
+    path = data_dir / "inbox" / "data" / "observations.jsonl"
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    lines[0]["timestamp"], lines[1]["timestamp"] = "2026-01-01T00:30:00+02:00", "2025-12-31"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = run("timeline", "2025-12-31")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[-2:] == [
+        f"00:00  observation {lines[1]['id']}  kafka lag all day",
+        f"22:30  observation {lines[0]['id']}  kafka lag at midnight",
+    ]
+    assert doc(run, "2026-01-01")["total"] == 0
 
 
 def test_a_new_record_is_counted_at_once(run: Run, loaded: None) -> None:
@@ -206,3 +237,64 @@ def test_an_empty_root_and_a_single_year(run: Run, monkeypatch: pytest.MonkeyPat
     top = doc(run)
     assert [(y["period"], y["total"]) for y in top["periods"]] == [("2026", 1)]
     assert (top["total"], top["counts"]) == (1, {"observation": 1})
+
+
+def test_random_counts_add_up_over_three_years(
+    run: Run, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A seeded random store over three years (with records on the instants around year,
+    month and ISO-week boundaries): at every level each period's counts are its records'
+    (counted from the import file) and the sum of the periods it lists."""
+    import random
+    from datetime import datetime, timedelta, timezone
+
+    from lore.timeline import timeline
+
+    monkeypatch.setenv("LORE_NOW", "2026-05-20T12:00:00Z")
+    rng = random.Random(12)
+    start = datetime(2023, 6, 1, tzinfo=timezone.utc)
+    edges = ["2024-12-29T23:59:59Z", "2024-12-30T00:00:00Z", "2025-12-31T23:59:59Z",
+             "2026-01-01T00:00:00Z", "2026-01-04T23:59:59Z", "2026-04-30T23:59:59Z"]  # fmt: skip
+    lines, times = [], []
+    for i in range(400):
+        when = start + timedelta(seconds=rng.random() * 3 * 365 * 86400)
+        stamp = edges[i] if i < len(edges) else when.strftime("%Y-%m-%dT%H:%M:%SZ")
+        kind = rng.choice(["decision", "failure", "observation"])
+        text = {"decision": "decision", "failure": "error_message", "observation": "content"}
+        rec = {"kind": kind, "timestamp": stamp, text[kind]: f"item {i} about topic {i % 7}"}
+        if kind == "failure":
+            rec["error_type"] = rng.choice(["Timeout", "KeyError"])
+        lines.append(json.dumps(rec) + "\n")
+        times.append((datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp(), kind))
+    assert run("import", "--force", "-", input="".join(lines)).exit_code == 0
+
+    def expected(since: str | None, until: str | None) -> dict[str, int]:
+        low = datetime.fromisoformat(since.replace("Z", "+00:00")).timestamp() if since else 0
+        high = datetime.fromisoformat(until.replace("Z", "+00:00")).timestamp() if until else 1e12
+        return dict(Counter(k for t, k in times if low <= t < high))
+
+    walked: Counter[str] = Counter()
+
+    def walk(period: str | None) -> None:
+        found = timeline(store, period)
+        walked[found["level"]] += 1
+        assert found["counts"] == expected(found["since"], found["until"]), period
+        assert found["total"] == sum(found["counts"].values())
+        if found["level"] == "day":
+            assert Counter(r["type"] for r in found["records"]) == found["counts"]
+            return
+        parts = found["periods"]
+        assert sum((Counter(p["counts"]) for p in parts), Counter()) == found["counts"], period
+        for part in parts:
+            if part["total"]:
+                walk(part["period"])
+
+    walk(None)
+    assert walked["year"] == 4 and walked["month"] == 36 and walked["day"] > 300
+
+
+def test_one_record_is_counted_in_the_singular(run: Any) -> None:
+    assert run("observe", "just one thing").exit_code == 0
+    shown = run("timeline")
+    assert shown.exit_code == 0
+    assert shown.stdout.splitlines()[0] == "all time: 1 record (observation 1)"

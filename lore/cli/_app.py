@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from functools import cached_property
+from pathlib import Path
 
 from lore.paths import DataRoot, resolve_root
 from lore.store import Store
@@ -19,3 +22,19 @@ class App:
     @cached_property
     def store(self) -> Store:
         return Store(self.root)
+
+
+def this_lore() -> str:
+    """The absolute path of the lore being run, for commands that write it into an
+    agent's configuration (hooks, MCP): not the first `lore` on PATH, which may be
+    another install. The script being run, else the one beside this Python, else PATH's."""
+    import shutil
+
+    running = Path(sys.argv[0])
+    if running.name in ("lore", "lore.exe") and running.is_file():
+        return os.path.abspath(running)
+    beside = Path(sys.executable).with_name("lore")
+    if beside.is_file():
+        return str(beside)
+    found = shutil.which("lore")
+    return os.path.abspath(found) if found else os.path.abspath(sys.argv[0])

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from lore.cli._app import App
+from lore.cli._app import App, this_lore
 from lore.cli._output import echo, emit_json, json_option
 
 pass_app = click.make_pass_decorator(App)
@@ -28,13 +27,6 @@ def _settings_path(settings: str | None) -> Path:
     if settings:
         return Path(settings).expanduser()
     return Path.home() / ".claude" / "settings.json"
-
-
-def _lore_bin() -> str:
-    found = shutil.which("lore")
-    if found:
-        return os.path.abspath(found)
-    return os.path.abspath(sys.argv[0])
 
 
 @click.group(name="hooks")
@@ -57,7 +49,7 @@ def hooks_install_cmd(claude: bool, settings: str | None, as_json: bool) -> None
     """
     from lore.hooks import install
 
-    result = install(_settings_path(settings), _lore_bin())
+    result = install(_settings_path(settings), this_lore())
     if as_json:
         emit_json({"ok": True, **result})
         return

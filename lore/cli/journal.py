@@ -11,6 +11,7 @@ import click
 
 from lore.cli._app import App
 from lore.cli._output import echo, emit_json, json_option, note, read_text, report_read_issues
+from lore.cli.recall import SINCE_HELP, UNTIL_HELP
 from lore.errors import UsageError
 
 pass_app = click.make_pass_decorator(App)
@@ -49,7 +50,8 @@ def journal_cmd(ctx: click.Context, as_json: bool) -> None:
 @click.option("--tag", "tags", multiple=True, help="Only with this tag (repeatable: all).")
 @click.option("--project", help="Only this project's decisions.")
 @click.option("--session", help="Only decisions captured in this session id.")
-@click.option("--since", help="Only decisions since an ISO date/time, or an age like 7d, 2w.")
+@click.option("--since", help=SINCE_HELP)
+@click.option("--until", help=UNTIL_HELP)
 @click.option("--all", "show_all", is_flag=True, help="Include retracted and superseded ones.")
 @json_option
 @pass_app
@@ -62,6 +64,7 @@ def list_cmd(
     project: str | None,
     session: str | None,
     since: str | None,
+    until: str | None,
     show_all: bool,
     as_json: bool,
 ) -> None:
@@ -81,6 +84,7 @@ def list_cmd(
         project=project,
         session=session,
         since=since,
+        until=until,
         show_all=show_all,
     )
     report_read_issues(app.store)

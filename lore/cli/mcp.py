@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from lore.cli._app import App
+from lore.cli._app import App, this_lore
 from lore.cli._output import echo, emit_json, json_option, note
 from lore.errors import UsageError
 
@@ -74,12 +74,6 @@ def _project_dir() -> Path:
     return Path(repo.top) if repo is not None else Path.cwd()
 
 
-def _lore_bin() -> str:
-    from lore.cli.hooks import _lore_bin as find
-
-    return find()
-
-
 def agent_options(fn: Any) -> Any:
     for option in reversed(
         [
@@ -121,7 +115,7 @@ def mcp_install_cmd(
 
     agent = _agent(claude, codex, cursor)
     path = agents.config_file(agent, scope, _project_dir())
-    server = agents.entry(agent, _lore_bin(), app.data_dir)
+    server = agents.entry(agent, this_lore(), app.data_dir)
     if show:
         if as_json:
             emit_json({"agent": agent, "scope": scope, "file": str(path), "entry": server})

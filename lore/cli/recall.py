@@ -202,8 +202,15 @@ def _show(app: App, text: str, as_json: bool, **options: Any) -> None:
 def _recall(text: str, found: list[Any], explain: bool) -> None:
     if not found:
         from lore.search import query_terms
+        from lore.timeexpr import in_query
 
-        if not query_terms(text):
+        window, words = in_query(text)
+        if window is not None and not query_terms(words):
+            note(
+                f"nothing to search for in {text!r} besides the time {window.text!r}"
+                " (lore timeline shows what happened when)"
+            )
+        elif not query_terms(text):
             note(f"nothing to search for: {text!r} holds only stop words or one-letter words")
         else:
             note(f"no matches for {text!r}")

@@ -14,13 +14,13 @@ pass_app = click.make_pass_decorator(App)
 
 
 @click.command(name="timeline")
-@click.argument("period", required=False)
+@click.argument("period", nargs=-1)
 @click.option("--project", help="Only this project's records (its own or tagged).")
 @click.option("--kind", "kinds", multiple=True, help="Only this kind (repeatable; plurals work).")
 @json_option
 @pass_app
 def timeline_cmd(
-    app: App, period: str | None, project: str | None, kinds: tuple[str, ...], as_json: bool
+    app: App, period: tuple[str, ...], project: str | None, kinds: tuple[str, ...], as_json: bool
 ) -> None:
     """Count records by year, month, ISO week and day, each period with a digest.
 
@@ -44,9 +44,10 @@ def timeline_cmd(
       lore timeline 2026-05 --kind decision
       lore timeline last week --project api
     """
+    from lore.clock import parse_timestamp
     from lore.timeline import timeline
 
-    doc = timeline(app.store, period, project=project, kinds=kinds)
+    doc = timeline(app.store, " ".join(period) or None, project=project, kinds=kinds)
     if as_json:
         emit_json(doc)
         return
@@ -59,7 +60,7 @@ def timeline_cmd(
         echo(f"{item['period']}: {_counts(item)}")
         _digest(item["digest"], "    ")
     for item in doc.get("records", []):
-        when = item["timestamp"][11:16]
+        when = parse_timestamp(item["timestamp"]).strftime("%H:%M")  # UTC, as the day is
         echo(f"{when}  {item['type']} {item['id']}  {_label(item)}")
     if not doc["total"]:
         note(f"no records in {title}")
@@ -67,7 +68,8 @@ def timeline_cmd(
 
 def _counts(item: dict[str, Any]) -> str:
     kinds = ", ".join(f"{kind} {n}" for kind, n in item["counts"].items())
-    return f"{item['total']} records" + (f" ({kinds})" if kinds else "")
+    n = item["total"]
+    return f"{n} record{'' if n == 1 else 's'}" + (f" ({kinds})" if kinds else "")
 
 
 def _label(item: dict[str, Any]) -> str:

@@ -157,6 +157,35 @@ def _refuse_other_forms(lines: list[str], blocks: list[tuple[int, int, str]]) ->
                 )
 
 
+def _value_end(lines: list[str], i: int) -> int:
+    """The index after the last line of the value set on line ``i`` (an array, inline
+    table or multi-line string may run over several lines)."""
+    depth, quote = 0, ""
+    for j in range(i, len(lines)):
+        line, k = lines[j], lines[j].index("=") + 1 if j == i else 0
+        while k < len(line):
+            if quote:
+                if line.startswith(quote, k):
+                    k, quote = k + len(quote), ""
+                    continue
+                k += 2 if quote[0] == '"' and line[k] == "\\" else 1
+                continue
+            char = line[k]
+            if char == "#":
+                break
+            if char in "\"'":
+                quote = char * 3 if line.startswith(char * 3, k) else char
+                k += len(quote)
+                continue
+            depth += (char in "[{") - (char in "]}")
+            k += 1
+        if quote in ('"', "'"):
+            quote = ""  # a one-line string cannot run on; let the parser judge the file
+        if depth <= 0 and not quote:
+            return j + 1
+    return len(lines)
+
+
 def _toml_set(text: str, server: dict[str, Any], path: Path) -> str:
     lines = text.splitlines(keepends=True)
     blocks = _blocks(lines)
@@ -174,7 +203,7 @@ def _toml_set(text: str, server: dict[str, Any], path: Path) -> str:
         pattern = re.compile(rf"^\s*{re.escape(key)}\s*=")
         found = [i for i, line in enumerate(body) if pattern.match(line)]
         if found:
-            body[found[0]] = setting
+            body[found[0] : _value_end(body, found[0])] = [setting]
             last = found[0]
             continue
         if last < 0:  # after the table's last non-blank line

@@ -6,6 +6,7 @@ with lore's usage code, like every other error; the server itself never stops on
 
 from __future__ import annotations
 
+import inspect
 from importlib import import_module
 from typing import Any
 
@@ -28,8 +29,29 @@ Record as you go: `remember` (a decision and why), `learn` (a pattern that worke
 Errors come back as {"ok": false, "error", "code"}; fix the arguments and call again."""
 
 
+def _unknown_arguments(name: str, arguments: dict[str, Any]) -> UsageError | None:
+    """Arguments the tool does not take (a misspelt one would be dropped silently)."""
+    from difflib import get_close_matches
+
+    spec = next((spec for spec in TOOLS if spec.name == name), None)
+    if spec is None:
+        return None
+    known = list(inspect.signature(spec.fn).parameters)
+    unknown = sorted(set(arguments or {}) - set(known))
+    if not unknown:
+        return None
+    close = [m for arg in unknown for m in get_close_matches(arg, known, n=1)]
+    hint = f" (did you mean {', '.join(repr(m) for m in close)}?)" if close else ""
+    listed = ", ".join(repr(arg) for arg in unknown)
+    noun = "argument" if len(unknown) == 1 else "arguments"
+    return UsageError(f"{name}: unknown {noun} {listed}{hint}", tool=name)
+
+
 class LoreServer(MCPServer[Any]):
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        unknown = _unknown_arguments(name, arguments)
+        if unknown is not None:
+            return error_result(unknown)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:

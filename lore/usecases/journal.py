@@ -43,14 +43,16 @@ def list_decisions(
     session: str | None = None,
     since: str | None = None,
     show_all: bool = False,
+    until: str | None = None,
 ) -> list[dict[str, Any]]:
     """Decisions newest first, latest state, every filter combined (``recent``: at most N).
     Retracted and superseded ones only with ``show_all``."""
-    from lore.recall import parse_since
+    from lore.recall import parse_since, parse_until
 
     wanted_type = check_choice("type", type, TYPES)
     wanted_outcome = check_choice("outcome", outcome, OUTCOMES)
     since_epoch = parse_since(since)
+    until_epoch = parse_until(until)
     found = []
     for d in store.of(Decision, hidden=show_all):
         if wanted_type and d.type != wanted_type:
@@ -64,6 +66,8 @@ def list_decisions(
         if session and d.session_id != session:
             continue
         if since_epoch is not None and clock.epoch(d.timestamp) < since_epoch:
+            continue
+        if until_epoch is not None and clock.epoch(d.timestamp) >= until_epoch:
             continue
         found.append(d)
     found.sort(key=lambda d: (str(d.timestamp), d.id), reverse=True)

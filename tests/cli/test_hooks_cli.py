@@ -22,6 +22,7 @@ from click.testing import Result
 
 import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
 from lore.cli import hooks as cli_hooks
+from lore.cli._app import this_lore
 
 Run = Callable[..., Result]
 CLAUDE_SESSION = "0f4c2a1e-9b8d-4c7e-a6f5-3d2c1b0a9e8f"
@@ -59,7 +60,7 @@ def test_install_and_uninstall_from_the_cli(run: Run, tmp_path: Path) -> None:
     }
     assert Path(data["backup"]).read_text() == original
     command = orjson.loads(settings.read_bytes())["hooks"]["SessionStart"][0]["hooks"][0]
-    lore_bin = cli_hooks._lore_bin()
+    lore_bin = this_lore()
     assert os.path.isabs(lore_bin)
     assert command == {
         "type": "command",
@@ -378,3 +379,24 @@ def test_a_hook_in_time_starts_nothing(run: Run, monkeypatch: pytest.MonkeyPatch
     assert result.exit_code == 0
     assert json.loads(result.stdout)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     assert started == []
+
+
+def test_hooks_install_writes_the_lore_that_runs_not_another_on_path(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    other = tmp_path / "otherbin"
+    other.mkdir()
+    (other / "lore").write_text("#!/bin/sh\nexit 1\n")
+    (other / "lore").chmod(0o755)
+    this = str(Path(sys.executable).with_name("lore"))
+    settings = tmp_path / "settings.json"
+    env = {**os.environ, "PATH": f"{other}{os.pathsep}{os.environ['PATH']}"}
+    subprocess.run(
+        [this, "hooks", "install", "--claude", "--settings", str(settings)],
+        capture_output=True,
+        env=env,
+        check=True,
+    )
+    command = orjson.loads(settings.read_bytes())["hooks"]["SessionStart"][0]["hooks"][0]
+    assert command["command"] == f"{shlex.quote(this)} hooks run session-start"

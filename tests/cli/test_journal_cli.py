@@ -84,6 +84,11 @@ def test_list_newest_first_one_line_each(run: Run, three: list[str]) -> None:
         (["--project", "web"], [1, 0]),
         (["--project", "web", "--outcome", "pending"], [1]),
         (["--since", "2026-03-02"], [2, 1]),
+        (["--until", "2026-03-02"], [1, 0]),  # a day: until its end
+        (["--since", "2026-03-02", "--until", "2026-03-02"], [1]),
+        (["--since", "2026-W10"], [2, 1]),  # ISO week 10 starts on Monday 2026-03-02
+        (["--until", "2026-W09"], [0]),
+        (["--until", "2026-03-01T12:00Z"], [0]),  # a moment: before it
         (["--recent", "1"], [2]),
         (["--type", "naming"], []),
     ],
@@ -132,6 +137,7 @@ def test_list_json_is_the_records(run: Run, three: list[str], data_dir: Path) ->
          "naming, tooling, process, bugfix, refactor, other (got 'misc')"),
         (["--since", "yesterdayish"], 2, "--since 'yesterdayish': not a time lore can read; "
          f"use {FORMS}"),
+        (["--until", "2026-13"], 2, f"--until '2026-13': not a time lore can read; use {FORMS}"),
     ],
 )  # fmt: skip
 def test_list_bad_filters(run: Run, args: list[str], code: int, message: str) -> None:

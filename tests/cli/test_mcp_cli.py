@@ -67,9 +67,7 @@ sys.stderr.write(json.dumps(seen) + "\\n")
 
 
 def _lore() -> str:
-    from lore.cli.hooks import _lore_bin
-
-    return _lore_bin()
+    return str(Path(sys.executable).with_name("lore"))  # the lore beside this Python
 
 
 def test_install_claude_project_then_user(run: Run, tmp_path: Path) -> None:
@@ -229,3 +227,40 @@ def test_a_broken_json_file_is_left_alone(run: Run) -> None:
     result = run("mcp", "install", "--claude", "--scope", "project", "--json")
     assert result.exit_code == 4 and json.loads(result.stdout)["code"] == "invalid"
     assert path.read_text() == "{not json"
+
+
+def test_install_writes_the_lore_that_runs_not_another_on_path(tmp_path: Path) -> None:
+    """The entry names this lore (the one with the [mcp] extra), even when an older or
+    other `lore` comes first on PATH."""
+    other = tmp_path / "bin"
+    other.mkdir()
+    (other / "lore").write_text("#!/bin/sh\nexit 1\n")
+    (other / "lore").chmod(0o755)
+    this = str(Path(sys.executable).with_name("lore"))
+    env = {**os.environ, "PATH": f"{other}{os.pathsep}{os.environ['PATH']}"}
+    env["HOME"] = str(tmp_path)
+    out = subprocess.run(
+        [this, "mcp", "install", "--cursor", "--print", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        check=True,
+    )
+    assert json.loads(out.stdout)["entry"] == {"command": this, "args": ["mcp"]}
+
+
+def test_install_codex_replaces_a_value_written_over_several_lines(run: Run) -> None:
+    """A formatter's multi-line array (or a multi-line string) is one value: replaced whole,
+    not line by line (which left its tail behind and broke the file)."""
+    config = Path.home() / ".codex" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(
+        '[mcp_servers.lore]\ncommand = """\n/old/lore"""\nargs = [\n  "--data-dir",  # old\n'
+        '  "/x]",\n]\ntool_timeout_sec = 5\n\n[other]\nx = 1\n'
+    )
+    assert run("mcp", "install", "--codex").exit_code == 0
+    assert config.read_text() == (
+        f'[mcp_servers.lore]\ncommand = "{_lore()}"\nargs = ["mcp"]\ntool_timeout_sec = 5\n'
+        "\n[other]\nx = 1\n"
+    )

@@ -126,6 +126,12 @@ def test_no_match_prints_nothing_and_succeeds(run: Run) -> None:
     assert stop.stderr == (
         "lore: nothing to search for: 'what is the' holds only stop words or one-letter words\n"
     )
+    only_time = run("recall", "what", "did", "we", "do", "last", "week")
+    assert (only_time.exit_code, only_time.stdout) == (0, "")
+    assert only_time.stderr == (
+        "lore: nothing to search for in 'what did we do last week' besides the time "
+        "'last week' (lore timeline shows what happened when)\n"
+    )
 
 
 def test_filters_on_the_command_line(run: Run) -> None:

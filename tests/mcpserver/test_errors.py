@@ -53,6 +53,23 @@ def test_bad_enum_and_wrong_types(server: Any) -> None:
     }
 
 
+def test_an_unknown_argument_is_refused_not_dropped(server: Any) -> None:
+    """A misspelt argument would silently lose what it carried (as an unknown flag is
+    refused by the CLI): nothing is written."""
+    before = server.ok("list", kind="decision", limit=0)
+    typo = server.error("remember", text="Use tox for the test matrix", rational="one config")
+    assert typo == {
+        "ok": False,
+        "error": "remember: unknown argument 'rational' (did you mean 'rationale'?)",
+        "code": "usage",
+        "tool": "remember",
+    }
+    assert server.error("observe", text="x", tag=["a"], colour=1)["error"] == (
+        "observe: unknown arguments 'colour', 'tag' (did you mean 'tags'?)"
+    )
+    assert server.ok("list", kind="decision", limit=0) == before
+
+
 def test_lore_rules_apply(server: Any) -> None:
     empty = server.error("observe", text="   ")
     assert empty == {"ok": False, "error": "nothing to capture: the text is empty", "code": "usage"}
@@ -165,15 +182,19 @@ def test_a_malformed_request_leaves_the_server_serving(tmp_path: Path) -> None:
     assert (tmp_path / "data/inbox/data/observations.jsonl").read_text().count("\n") == 1
 
 
-@pytest.mark.parametrize("name", ["resume", "recall", "show", "list"])
+@pytest.mark.parametrize(
+    "name", ["resume", "recall", "show", "list", "graph_neighbors", "timeline"]
+)
 def test_read_only_tools_write_nothing(server: Any, name: str) -> None:
+    (decision,) = server.ok("list", kind="decision", limit=1)  # a node with neighbours
     before = sorted(p for p in server.root.rglob("*") if p.is_file())
     sizes = [p.stat().st_size for p in before]
     args = {
         "recall": {"query": "deploy"},
         "show": {"id": "dec-0123456789ab"},
         "list": {"kind": "decision"},
+        "graph_neighbors": {"id": decision["id"]},
     }
-    server.call(name, **args.get(name, {}))
+    assert not server.call(name, **args.get(name, {})).is_error or name == "show"
     after = sorted(p for p in server.root.rglob("*") if p.is_file())
     assert after == before and [p.stat().st_size for p in after] == sizes

@@ -347,3 +347,14 @@ def test_component_tools_return_what_the_cli_returns(server: Any, run: Any) -> N
     decisions = server.ok("timeline", kinds=["decision"])
     assert decisions == json.loads(run("timeline", "--kind", "decision", "--json").stdout)
     assert server.error("timeline", period="the day after the meeting")["code"] == "usage"
+
+
+def test_timeline_of_a_day_returns_what_the_cli_returns(server: Any, run: Any) -> None:
+    import json
+
+    server.ok("remember", text="Shard the orders table by tenant because: size")
+    today = server.ok("timeline", period="today")
+    assert today["level"] == "day" and today["total"] >= 1
+    cli = run("--data-dir", str(server.root), "timeline", "today", "--json")
+    assert json.loads(cli.stdout) == today
+    assert server.error("timeline", period="7d")["code"] == "usage"  # an age, not a period
