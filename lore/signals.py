@@ -1,6 +1,7 @@
-"""Recall's text score beyond plain BM25, from the index alone (no record is read): close
-variants of a term, coverage of the query, a record's session context (the records captured
-just before and after it) and the time window a query names. Formula: ``lore.search``.
+"""Recall's text score beyond plain BM25: close variants and companions of a term (the
+only part that reads records: ``lore.associate``), coverage of the query, a record's session
+context (the records captured just before and after it) and the time window a query names.
+Formula: ``lore.search``.
 """
 
 from __future__ import annotations
