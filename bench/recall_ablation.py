@@ -28,8 +28,8 @@ sys.path.insert(0, str(HERE))
 
 import recall_quality as rq  # noqa: E402
 
-from lore import search, signals, timeexpr  # noqa: E402
 from lore import recall as recall_module  # noqa: E402
+from lore import search, signals, timeexpr  # noqa: E402
 
 OUT = HERE / "recall_ablation.md"
 K = 5
@@ -43,19 +43,24 @@ STEPS: list[tuple[str, dict[str, bool]]] = [
         {"context": True, "coverage": True, "window": True},
     ),
     (
-        "+ a record that asks: 0.7 to the record after it, keeps 0.8 (all on: lore now)",
+        "+ a record that asks: 0.7 to the record after it, keeps 0.8",
         {"context": True, "coverage": True, "window": True, "asks": True},
     ),
     (
-        "lore now without PyStemmer (the light stemmer fallback)",
-        {"light": True, "context": True, "coverage": True, "window": True, "asks": True},
+        "+ term associations: a rare word's 3 strongest companions at 0.3 (all on: lore now)",
+        {"context": True, "coverage": True, "window": True, "asks": True, "assoc": True},
     ),
-]
+    (
+        "lore now without PyStemmer (the light stemmer fallback)",
+        {"light": True, "context": True, "coverage": True, "window": True, "asks": True,
+         "assoc": True},
+    ),
+]  # fmt: skip
 _IN_QUERY = timeexpr.in_query
 
 
 def configure(light: bool = False, context: bool = False, coverage: bool = False,
-              window: bool = False, asks: bool = False) -> None:  # fmt: skip
+              window: bool = False, asks: bool = False, assoc: bool = False) -> None:  # fmt: skip
     search._snowball = False if light else None
     search._stem_cache.clear()
     search._term_cache.clear()
@@ -64,6 +69,7 @@ def configure(light: bool = False, context: bool = False, coverage: bool = False
     signals.ASK_SELF = 0.8 if asks else 1.0
     signals.COVERAGE_POWER = 0.6 if coverage else 0.0
     signals.WINDOW_BOOST = 2.0 if window else 0.0
+    signals.ASSOCIATE = assoc
     recall_module.timeexpr.in_query = _IN_QUERY if window else (lambda q, now=None: (None, q))  # type: ignore[assignment,misc]
 
 
@@ -85,7 +91,9 @@ def load_locomo(folder: Path) -> tuple[list[dict[str, Any]], list[tuple[str, str
     return turns, questions
 
 
-def locomo_recall(turns: list[dict[str, Any]], questions: list[tuple[str, str, list[str]]]) -> float:
+def locomo_recall(
+    turns: list[dict[str, Any]], questions: list[tuple[str, str, list[str]]]
+) -> float:
     from lore.bulk import import_records
     from lore.recall import recall
     from lore.store import Store
@@ -106,7 +114,9 @@ def locomo_recall(turns: list[dict[str, Any]], questions: list[tuple[str, str, l
             import_records(store, lines)
             for c, question, evidence in questions:
                 if c == conv:
-                    top = {h.record.to_dict().get("source") for h in recall(store, question, limit=K)}
+                    top = {
+                        h.record.to_dict().get("source") for h in recall(store, question, limit=K)
+                    }
                     found += sum(1 for e in evidence if e in top)
                     total += len(evidence)
     return found / total
@@ -146,7 +156,7 @@ def main() -> None:
         score = locomo_recall(turns, questions)
         rows.append(f"| {name} | {score:.3f} | {first} | {everything} |")
         print(rows[-1], flush=True)
-    configure(context=True, coverage=True, window=True, asks=True)
+    configure(context=True, coverage=True, window=True, asks=True, assoc=True)
     OUT.write_text("\n".join(rows) + "\n", encoding="utf-8")
     print(f"wrote {OUT} ({len(questions)} LoCoMo questions)", file=sys.stderr)
 

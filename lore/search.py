@@ -25,6 +25,9 @@ plus its title field. For a record d among the N indexed records (hidden ones in
                   start with t (sim = PREFIX_SIM; the first PREFIX_LIMIT in sorted order)
                   and, only when t itself is not in the index (a typo), the FUZZY_LIMIT
                   best terms with rapidfuzz ratio(t, v) >= FUZZY_CUTOFF (sim = ratio / 100)
+                  and t's companions (``lore.associate``: terms sharing most of the
+                  records of a rare t), matched at ASSOC_WEIGHT * association instead
+                  of FUZZY_WEIGHT * sim
     bm(d)       = sum over the query's terms t of match(t, d)  (any matching term counts)
     text(d)     = lore.signals: bm(d) x (share of the query's terms d holds) ** 0.6,
                   x 0.8 if d asks (holds a "?"), plus a share of its neighbours' scores

@@ -1,14 +1,16 @@
-"""Recall's text score beyond plain BM25, from the index alone (no record is read): close
-variants of a term, coverage of the query, a record's session context (the records captured
-just before and after it) and the time window a query names. Formula: ``lore.search``.
+"""Recall's text score beyond plain BM25: close variants and companions of a term (the
+only part that reads records: ``lore.associate``), coverage of the query, a record's session
+context (the records captured just before and after it) and the time window a query names.
+Formula: ``lore.search``.
 """
 
 from __future__ import annotations
 
 from array import array
 
-from lore import search
+from lore import associate, search
 from lore.index import Index
+from lore.store import Store
 from lore.timeexpr import Window
 
 CONTEXT_GAP_SECONDS = 6 * 3600.0  # neighbours captured further apart share no context
@@ -18,6 +20,7 @@ ASK_NEXT = 0.7  # share the record after a record that asks something inherits (
 ASK_SELF = 0.8  # a record that asks keeps this share of its own score
 COVERAGE_POWER = 0.6  # text x (share of the query's terms the record holds) ** this
 WINDOW_BOOST = 2.0  # a record inside the query's time window counts 1 + this times
+ASSOCIATE = True  # a rare term also matches its associates (``lore.associate``)
 
 
 def neighbour(idx: Index, doc: int, step: int) -> int:
@@ -55,7 +58,7 @@ def context(idx: Index, text: dict[int, float]) -> dict[int, float]:
 
 
 def match(
-    idx: Index, terms: list[str]
+    idx: Index, terms: list[str], store: Store | None = None
 ) -> tuple[dict[int, float], dict[int, float], set[str], dict[int, int]]:
     """BM25 of every record for ``terms``: the part from the terms themselves, the part
     from their close variants, the index terms that matched and how many of ``terms``
@@ -73,9 +76,13 @@ def match(
     every: list[tuple[str, list[tuple[str, float]]]] = []
     for term in terms:
         close = search.close_terms(term, vocabulary)
-        every.append(
-            (term, [(term, 1.0)] + [(v, search.FUZZY_WEIGHT * sim) for v, sim in close.items()])
-        )
+        factors = {v: search.FUZZY_WEIGHT * sim for v, sim in close.items()}
+        if store is not None and ASSOCIATE:  # words that keep company with the term
+            for v, strength in associate.associates(idx, store, term).items():
+                share = associate.ASSOC_WEIGHT * strength
+                if v not in terms and share > factors.get(v, 0.0):
+                    factors[v] = share
+        every.append((term, [(term, 1.0), *factors.items()]))
     # Words of a project's name (or of a tag all its records carry) are not matched text.
     from lore.index.tagwords import muted as muted_words
 
@@ -122,12 +129,12 @@ def match(
 
 
 def relevance(
-    idx: Index, terms: list[str], window: Window | None = None
+    idx: Index, terms: list[str], window: Window | None = None, store: Store | None = None
 ) -> tuple[dict[int, float], dict[int, float], dict[int, float], set[str]]:
     """Each record's text score for ``terms`` (see ``lore.search``): BM25 times coverage,
     a record that asks keeping ASK_SELF of it, plus what it inherits from its neighbours,
     times 1 + WINDOW_BOOST inside ``window``. Returns (text, exact, fuzzy, matched)."""
-    exact, fuzzy, matched, held = match(idx, terms)
+    exact, fuzzy, matched, held = match(idx, terms, store)
     text = dict(exact)
     for d, s in fuzzy.items():
         text[d] = text.get(d, 0.0) + s

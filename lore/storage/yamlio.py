@@ -22,6 +22,9 @@ _NEEDS_ESCAPES = re.compile(
 )
 
 
+_UNSAFE_IN_BLOCK = re.compile(r"\t|(^|\n)[ ]|[ ](\n|$)")
+
+
 @lru_cache(maxsize=1)
 def _yaml() -> Any:
     from ruamel.yaml import YAML
@@ -35,6 +38,11 @@ def _yaml() -> Any:
             # 'quotes' or |block are kept on update) and then cannot read them back
             # (NEL folds into a space, controls are refused): only "\escapes" survive.
             if isinstance(value, str) and _NEEDS_ESCAPES.search(value):
+                style = '"'
+            elif style in ("|", ">") and isinstance(value, str) and _UNSAFE_IN_BLOCK.search(value):
+                # ruamel keeps a hand-written |block or >folded style on update, but
+                # writes a line that starts or ends with white space (or holds a tab)
+                # so that it reads back changed ("0\n\t" folded comes back "0\n\n\t").
                 style = '"'
             return super().represent_scalar(tag, value, style, anchor)
 

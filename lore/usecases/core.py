@@ -203,6 +203,7 @@ def recall(
     """``lore recall`` in every mode: checks the combination, runs it, returns its document.
     ``deep`` / ``graph_depth``: a plain search through the knowledge graph (lore.graph)."""
     from lore import recall as r
+    from lore import recall_modes as modes
     from lore.capture import detect_project
 
     text = query.strip()
@@ -220,7 +221,7 @@ def recall(
 
         return Recalled(mode, suggest(store, text or None, project=here, limit=limit), [])
     if mode == "failures":
-        doc = r.failures(
+        doc = modes.failures(
             store,
             error_type=error_type,
             query=text or None,
@@ -231,14 +232,14 @@ def recall(
         )
         return Recalled(mode, doc, [])
     if mode == "triggers":
-        doc = r.triggers(store, threshold=threshold or DEFAULT_THRESHOLD, project=project)
+        doc = modes.triggers(store, threshold=threshold or DEFAULT_THRESHOLD, project=project)
         return Recalled(mode, doc, [])
     if mode == "brief":
         if not text:
             raise UsageError("--brief needs a topic: lore recall --brief TOPIC")
-        return Recalled(mode, r.brief(store, text, project=project, here=here, limit=limit), [])
+        return Recalled(mode, modes.brief(store, text, project=project, here=here, limit=limit), [])
     if not text and project and not (kinds or tags or since or until):
-        return Recalled("context", r.context(store, project, limit=limit), [])
+        return Recalled("context", modes.context(store, project, limit=limit), [])
     if not text:
         raise UsageError("nothing to recall: give a QUERY (or a mode: --patterns, --failures, ...)")
     if deep or graph_depth:

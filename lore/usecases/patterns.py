@@ -261,7 +261,8 @@ def suggest(
 
     ``lore suggest`` and ``lore recall --patterns`` both print this.
     """
-    from lore.recall import _belongs, recall, result_dict
+    from lore.recall import recall, result_dict
+    from lore.recall_modes import _belongs
 
     if context and context.strip():
         found = recall(

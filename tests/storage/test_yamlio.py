@@ -395,3 +395,15 @@ def test_adding_a_project_appends_its_entry_without_defaults_and_keeps_the_hand_
         "  docs:\n    timestamp: '2024-01-01T00:00:00.000000Z'\n    status: active\n"
     )
     assert store.get("docs") == docs
+
+
+@pytest.mark.parametrize("value", ["0\n\t", "a\n  indented", "trailing \nspace", "\tlead"])
+@pytest.mark.parametrize("field", ["solution", "origin"])  # a |literal and a >folded value
+def test_a_block_styled_value_that_block_style_cannot_hold_round_trips(
+    field: str, value: str
+) -> None:
+    tree = yamlio.loads(STYLED, "p.yaml")
+    tree[field] = value
+    assert yamlio.to_plain(yamlio.loads(yamlio.dumps(tree).decode("utf-8"), "p.yaml"))[field] == (
+        value
+    )
