@@ -4,7 +4,8 @@
 a change is a revision line ``{"_op": "revise", "id", "timestamp", "set": {...}}``
 and every reader folds lines the same way (creation line first, then revisions in
 timestamp order, later wins; identical lines from a union merge count once).
-Documents are replaced atomically under a sidecar lock.
+Documents are replaced atomically under a sidecar lock. Folding lives in
+``lore.store_fold``, document and map-file handling in ``lore.store_documents``.
 """
 
 from __future__ import annotations
@@ -25,9 +26,23 @@ from lore.storage import jsonl
 from lore.storage.atomic import atomic_write, fsync_dir
 from lore.storage.jsonl import ReadIssue
 from lore.storage.lock import locked
+from lore.store_documents import (
+    document_record,
+    load_dir,
+    load_map,
+    load_tree,
+    put_map_entry,
+    update_document,
+)
 
-REVISE = "revise"
-
+# Also importable from here, as before the split.
+from lore.store_documents import dump_document as dump_document
+from lore.store_documents import merge_value as merge_value
+from lore.store_documents import read_document as read_document
+from lore.store_documents import read_fast as read_fast
+from lore.store_fold import REVISE as REVISE
+from lore.store_fold import _order_key as _order_key
+from lore.store_fold import fold as fold
 
 PROGRESS_EVERY = 500  # records between progress calls of a bulk add
 
@@ -172,9 +187,9 @@ class Store:
         if isinstance(storage, Log):
             records = self._load_log(cls, location)
         elif isinstance(storage, Dir):
-            records = self._load_dir(cls, location, storage)
+            records = load_dir(cls, location, storage, self.issues)
         else:
-            records = self._load_map(cls, location, storage)
+            records = load_map(cls, location, storage, self.issues)
         # A reload replaces this kind's issues: the same bad line is reported once.
         stale = {id(issue) for issue in self._kind_issues.get(cls.KIND.name, ())}
         self._kind_issues[cls.KIND.name] = self.issues[before:]
@@ -189,48 +204,6 @@ class Store:
             self.issues.extend(issues)
             states, _ = fold(rows, str(path), self.issues)
             return {rid: cls.from_dict(data) for rid, data in states.items()}
-
-    def _load_dir(self, cls: type[Record], path: Path, storage: Dir) -> dict[str, Record]:
-        out: dict[str, Record] = {}
-        if not path.is_dir():
-            return out
-        for file in sorted(path.glob(f"*{storage.suffix}")):
-            try:
-                data = read_fast(file)
-            except DataError as exc:
-                self.issues.append(_data_issue(file, exc))
-                continue
-            record = cls.from_dict(data)
-            if not record.id:
-                record.id = file.name[: -len(storage.suffix)]
-            if not isinstance(record.id, str):  # hand-written `id: 123` must not break listing
-                self.issues.append(
-                    ReadIssue(str(file), 0, f"id must be a string (got {record.id!r})", "schema")
-                )
-                continue
-            out[record.id] = record
-        return dict(sorted(out.items(), key=lambda item: _sort_time(item[1])))
-
-    def _load_map(self, cls: type[Record], path: Path, storage: Map) -> dict[str, Record]:
-        out: dict[str, Record] = {}
-        if not path.is_file():
-            return out
-        from lore.storage import yamlio
-
-        try:
-            doc = yamlio.to_plain(yamlio.load(path)) or {}
-        except DataError as exc:
-            self.issues.append(_data_issue(path, exc))
-            return out
-        entries = doc.get(storage.key) if isinstance(doc, dict) else None
-        if not isinstance(entries, dict):
-            return out
-        for name, entry in entries.items():
-            data = dict(entry) if isinstance(entry, dict) else {}
-            data.setdefault("name", name)
-            data.setdefault("id", name)
-            out[str(name)] = cls.from_dict(data)
-        return out
 
     # -- writing -------------------------------------------------------------------
 
@@ -279,7 +252,7 @@ class Store:
                             id=record.id,
                         ) from None
                 else:
-                    self._put_map_entry(location, storage, record, new=True)
+                    put_map_entry(location, storage, record, new=True)
             for path, objs in by_log.items():
                 jsonl.append(path, objs, lock=False)
             if progress is not None:
@@ -339,10 +312,10 @@ class Store:
                         line["reason"] = reason
                     jsonl.append(location, [line], lock=False)
                 elif isinstance(storage, Dir):
-                    self._update_document(target, changes, tree)
-                    record = _document_record(cls, record_id, target, tree)
+                    update_document(target, changes, tree)
+                    record = document_record(cls, record_id, target, tree)
                 else:
-                    self._put_map_entry(
+                    put_map_entry(
                         location, storage, candidate, new=False, changes=changes, key=record_id
                     )
         self._cache.pop(cls.KIND.name, None)
@@ -379,10 +352,10 @@ class Store:
         """
         if isinstance(cls.KIND.storage, Dir):
             try:
-                tree = _load_tree(target)
+                tree = load_tree(target)
             except FileNotFoundError:
                 raise NotFoundError(f"no record with id {record_id!r}", id=record_id) from None
-            return _document_record(cls, record_id, target, tree), tree
+            return document_record(cls, record_id, target, tree), tree
         if not isinstance(cls.KIND.storage, Log):
             # A replaced map file can keep its size and mtime; appends always grow a log.
             self._cache.pop(cls.KIND.name, None)
@@ -390,68 +363,6 @@ class Store:
         if record is None:
             raise NotFoundError(f"no record with id {record_id!r}", id=record_id)
         return record, None
-
-    def _update_document(self, file: Path, changes: dict[str, Any], tree: Any) -> None:
-        """Set ``changes`` in a document's parsed ``tree`` (comments kept) and write it."""
-        for key, value in changes.items():
-            merge_value(tree, key, value)
-        if file.suffix == ".json":
-            atomic_write(file, dump_document(file, tree))
-            return
-        from lore.storage import yamlio
-
-        atomic_write(file, yamlio.dumps(tree))
-
-    def _put_map_entry(
-        self,
-        path: Path,
-        storage: Map,
-        record: Record,
-        *,
-        new: bool,
-        changes: dict[str, Any] | None = None,
-        key: str | None = None,
-    ) -> None:
-        """Insert or change one entry of a map document; the caller holds the lock.
-
-        A change finds its entry by ``key`` (the record's id, its name in the map).
-        """
-        from lore.storage import yamlio
-
-        doc = yamlio.load(path) if path.is_file() else None
-        if doc is None:
-            doc = yamlio.loads(f"{storage.key}: {{}}\n", str(path))
-        if not isinstance(doc, dict):
-            raise DataError(f"{path}: expected a mapping at the top level", file=str(path))
-        entries = doc.get(storage.key)
-        if entries is None:
-            doc[storage.key] = entries = yamlio.loads("{}", str(path))
-        name = record.title if new or key is None else key
-        if new and name in entries:
-            raise InvalidInputError(f"{path}: {name!r} already exists", id=name)
-        if new:
-            # A hand-edited file: write what the entry says, not every default.
-            data = {
-                k: v
-                for k, v in record.to_dict().items()
-                if k not in ("id", "name")
-                and v not in (None, "", [], {})
-                and (k, v) not in (("source", "manual"), ("v", 1))
-            }
-            yamlio.append_key(entries, name, data)
-        else:
-            changes = changes or {}
-            if changes.get("name", name) != name:
-                raise InvalidInputError(
-                    f"{name!r} is keyed by its name in {path}; rename it by editing that file",
-                    field="name",
-                    id=name,
-                )
-            if not isinstance(entries.get(name), dict):  # a bare "name:" line
-                entries[name] = {}
-            for field, value in changes.items():
-                merge_value(entries[name], field, value)
-        atomic_write(path, yamlio.dumps(doc))
 
     def remove_entry(self, kind: str | type[Record], key: str) -> Record:
         """Delete the entry ``key`` of a map document (a registry project), under its lock;
@@ -481,114 +392,6 @@ class Store:
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,200}(?<!\.)")
 
 
-# --- helpers shared with validate/import -----------------------------------------------
-
-
-def merge_value(tree: Any, key: Any, value: Any) -> None:
-    """Set ``tree[key] = value``, changing a parsed document in place where it can: a
-    mapping or a list that only changed or grew keeps the comments inside it, and a
-    value that did not change keeps its hand-written style."""
-    try:
-        old = tree[key]
-    except (KeyError, IndexError, TypeError):
-        if isinstance(tree, dict) and hasattr(tree, "ca"):  # a new key of a parsed map
-            from lore.storage import yamlio
-
-            yamlio.append_key(tree, key, value)  # before the comments that ended it
-        else:
-            tree[key] = value
-        return
-    if isinstance(old, dict) and isinstance(value, dict):
-        for gone in [k for k in old if k not in value]:
-            del old[gone]
-        for k, v in value.items():
-            merge_value(old, k, v)
-    elif isinstance(old, list) and isinstance(value, list) and len(old) <= len(value):
-        for i, v in enumerate(value):
-            if i < len(old):
-                merge_value(old, i, v)
-            else:
-                old.append(v)
-    elif old != value or isinstance(old, bool) != isinstance(value, bool):  # (True == 1)
-        tree[key] = value
-
-
-def fold(
-    rows: list[tuple[int, dict[str, Any]]], name: str, issues: list[ReadIssue] | None = None
-) -> tuple[dict[str, dict[str, Any]], list[ReadIssue]]:
-    """Fold creation and revision lines into each record's latest state.
-
-    Identical lines (a union merge of two clones) count once. A second, different
-    creation line for an id keeps the first and is reported; so is a revision
-    whose id has no creation line.
-    """
-    found = issues if issues is not None else []
-    states: dict[str, dict[str, Any]] = {}
-    # Each id's creation line as read: serialized only when the id turns up again,
-    # so a log without repeated ids is never re-encoded (that is a third of a read).
-    first_seen: dict[str, dict[str, Any]] = {}
-    revisions: dict[str, list[tuple[str, int, dict[str, Any]]]] = defaultdict(list)
-    seen_revisions: set[bytes] = set()
-    for number, obj in rows:
-        rid = obj.get("id")
-        if not isinstance(rid, str) or not rid:
-            found.append(ReadIssue(name, number, "record has no id", "schema"))
-            continue
-        if obj.get("_op") == REVISE:
-            key = jsonl.dumps(obj)
-            if key in seen_revisions:
-                continue
-            seen_revisions.add(key)
-            changes = obj.get("set")
-            if not isinstance(changes, dict):
-                found.append(ReadIssue(name, number, "revision has no 'set' object", "schema"))
-                continue
-            revisions[rid].append((_order_key(obj.get("timestamp")), number, changes))
-            continue
-        if rid in states:
-            if jsonl.dumps(obj) != jsonl.dumps(first_seen[rid]):
-                found.append(
-                    ReadIssue(name, number, f"duplicate id {rid} (first line kept)", "duplicate-id")
-                )
-            continue
-        states[rid] = dict(obj)
-        first_seen[rid] = obj
-    for rid, changes_list in revisions.items():
-        state = states.get(rid)
-        if state is None:
-            line = changes_list[0][1]
-            found.append(
-                ReadIssue(name, line, f"revision for unknown id {rid}", "dangling-revision")
-            )
-            continue
-        for _, _, changes in sorted(changes_list, key=lambda item: (item[0], item[1])):
-            state.update(changes)
-    return states, found
-
-
-def _data_issue(file: Path, exc: DataError) -> ReadIssue:
-    """A document that cannot be read, as an issue (its message without the location)."""
-    line = int(exc.details.get("line") or 0)
-    message = exc.message
-    for prefix in (f"{file}:{line}: ", f"{file}: "):
-        message = message.removeprefix(prefix)
-    code = "conflict-marker" if message == "git conflict marker" else "parse"
-    return ReadIssue(str(file), line, message, code)
-
-
-def _sort_time(record: Record) -> str:
-    return record.timestamp if isinstance(record.timestamp, str) else ""
-
-
-def _order_key(timestamp: Any) -> str:
-    """A revision's timestamp in canonical form, so ``...00Z`` sorts after ``...00.5Z``."""
-    text = str(timestamp or "")
-    try:
-        return clock.normalize_timestamp(text)
-    except (ValueError, TypeError):
-        return text
-
-
 def _stamp(path: Path) -> Any:
     """A cheap change detector for a file or a directory of files."""
     try:
@@ -612,67 +415,3 @@ def _stamp(path: Path) -> Any:
                 found.append((e.name, e.inode(), info.st_mtime_ns, info.st_size))
         return tuple(sorted(found))
     return (st.st_mtime_ns, st.st_size, st.st_ino)
-
-
-def read_fast(file: Path) -> dict[str, Any]:
-    """``read_document(file)``, faster for the documents lore writes itself."""
-    if file.suffix == ".yaml":
-        from lore.storage.fastyaml import Unsure, flat_yaml
-
-        try:
-            return flat_yaml(file.read_text(encoding="utf-8"))
-        except (Unsure, UnicodeDecodeError, OSError):
-            pass
-    return read_document(file)
-
-
-def read_document(file: Path) -> dict[str, Any]:
-    """One record document (YAML or JSON) as a plain dict."""
-    return _plain_document(file, _load_tree(file))
-
-
-def _load_tree(file: Path) -> Any:
-    """A document as parsed: plain JSON data, or ruamel's round-trip tree for YAML."""
-    if file.suffix == ".json":
-        import orjson
-
-        try:
-            return orjson.loads(file.read_bytes())
-        except orjson.JSONDecodeError as exc:
-            raise DataError(f"{file}: invalid JSON: {exc}", file=str(file)) from None
-    from lore.storage import yamlio
-
-    return yamlio.load(file)
-
-
-def _document_record(cls: type[Record], record_id: str, file: Path, tree: Any) -> Record:
-    record = cls.from_dict(_plain_document(file, tree))
-    record.id = record.id or record_id
-    return record
-
-
-def _plain_document(file: Path, tree: Any) -> dict[str, Any]:
-    if file.suffix == ".json":
-        data = tree
-    else:
-        from lore.storage import yamlio
-
-        data = yamlio.to_plain(tree)
-    if not isinstance(data, dict):
-        raise DataError(f"{file}: expected a mapping at the top level", file=str(file))
-    return data
-
-
-def dump_document(file: Path, data: dict[str, Any]) -> bytes:
-    if file.suffix == ".json":
-        import orjson
-
-        return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
-    from lore.storage.fastyaml import flat_dump
-
-    text = flat_dump(data)  # what ruamel would write, without ruamel (or None)
-    if text is not None:
-        return text.encode("utf-8")
-    from lore.storage import yamlio
-
-    return yamlio.dumps(data)
