@@ -176,47 +176,76 @@ def _summaries(
 ) -> list[dict[str, Any]]:
     """Total, counts per kind and digest of each part (``where[i]``: the part of
     ``docs[i]``), then of all of them together (only when there is not exactly one part:
-    then the part is the whole)."""
+    then the part is the whole). The whole's highlights come from the parts' own (the
+    best of a union is among the best of each part), so no record is ranked twice."""
     kinds, ts, grp, flags = idx.kinds, idx.ts, idx.grp, idx.flags
     whole = parts if parts != 1 else None
     kind_of = list(map(kinds.__getitem__, docs))
     counts = Counter(zip(where, kind_of))
     chosen = (_DECISION, _FAILURE, _PATTERN, _SESSION)
-    pick: list[dict[int, list[int]]] = [{k: [] for k in chosen} for _ in range(parts + 1)]
+    pick: list[dict[int, list[int]]] = [{k: [] for k in chosen} for _ in range(parts)]
     for d, p, k in zip(docs, where, kind_of):
         if k in chosen:
             pick[p][k].append(d)
     if whole is not None:
-        for k in chosen:
-            pick[whole][k] = [d for p in range(parts) for d in pick[p][k]]
         for (_, k), n in list(counts.items()):
             counts[whole, k] += n
     part_of, runs = dict(zip(docs, where)), _runs(docs)
     names = {table: _top(idx, table, part_of, runs, parts, whole) for table in ("entities", "tags")}
-    out = []
-    for p in range(parts if whole is None else parts + 1):
-        by_kind = {SEARCH_KINDS[k]: counts[p, k] for k in range(len(SEARCH_KINDS)) if counts[p, k]}
+    # Each part's candidates (their union is the whole's): best decisions and patterns,
+    # failures per error type with the latest of each, the newest handoffs.
+    best: list[dict[int, list[int]]] = []
+    types: list[tuple[Counter[int], dict[int, int]]] = []
+    for p in range(parts):
         candidates = pick[p]
-        highlights = [_line(store, idx, d, "decision") for d in _best(idx, candidates[_DECISION])]
-        per_type = Counter(grp[d] for d in candidates[_FAILURE])
+        per_type = Counter(map(grp.__getitem__, candidates[_FAILURE]))
         latest: dict[int, int] = {}
         for d in candidates[_FAILURE]:
             g = grp[d]
-            if per_type[g] >= RECURRING and (g not in latest or ts[d] >= ts[latest[g]]):
+            if g not in latest or ts[d] >= ts[latest[g]]:
                 latest[g] = d
+        types.append((per_type, latest))
+        handoffs = [d for d in candidates[_SESSION] if flags[d]]
+        best.append(
+            {
+                _DECISION: _best(idx, candidates[_DECISION]),
+                _PATTERN: _best(idx, candidates[_PATTERN]),
+                _SESSION: heapq.nsmallest(TOP_RECORDS, handoffs, key=lambda d: (-ts[d], d)),
+            }
+        )
+    if whole is not None:
+        union = {k: [d for b in best for d in b[k]] for k in (_DECISION, _PATTERN, _SESSION)}
+        best.append(
+            {
+                _DECISION: _best(idx, union[_DECISION]),
+                _PATTERN: _best(idx, union[_PATTERN]),
+                _SESSION: heapq.nsmallest(TOP_RECORDS, union[_SESSION], key=lambda d: (-ts[d], d)),
+            }
+        )
+        all_types: Counter[int] = Counter()
+        all_latest: dict[int, int] = {}
+        for per_type, latest in types:  # parts are disjoint in time: no ties between them
+            all_types.update(per_type)
+            for g, d in latest.items():
+                if g not in all_latest or ts[d] >= ts[all_latest[g]]:
+                    all_latest[g] = d
+        types.append((all_types, all_latest))
+    out = []
+    for p in range(parts if whole is None else parts + 1):
+        by_kind = {SEARCH_KINDS[k]: counts[p, k] for k in range(len(SEARCH_KINDS)) if counts[p, k]}
+        highlights = [_line(store, idx, d, "decision") for d in best[p][_DECISION]]
+        per_type, latest = types[p]
         recurring = heapq.nsmallest(
-            TOP_RECORDS, latest.values(), key=lambda d: (-per_type[grp[d]], -ts[d], d)
+            TOP_RECORDS,
+            [d for g, d in latest.items() if per_type[g] >= RECURRING],
+            key=lambda d: (-per_type[grp[d]], -ts[d], d),
         )
         for d in recurring:
             line = _line(store, idx, d, "recurring failure")
             line["count"] = per_type[grp[d]]
             highlights.append(line)
-        highlights += [
-            _line(store, idx, d, "new pattern") for d in _best(idx, candidates[_PATTERN])
-        ]
-        handoffs = [d for d in candidates[_SESSION] if flags[d]]
-        newest = heapq.nsmallest(TOP_RECORDS, handoffs, key=lambda d: (-ts[d], d))
-        highlights += [_line(store, idx, d, "handoff") for d in newest]
+        highlights += [_line(store, idx, d, "new pattern") for d in best[p][_PATTERN]]
+        highlights += [_line(store, idx, d, "handoff") for d in best[p][_SESSION]]
         digest = {table: names[table][p] for table in names} | {"highlights": highlights}
         out.append({"total": sum(by_kind.values()), "counts": by_kind, "digest": digest})
     return out

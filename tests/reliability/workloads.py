@@ -51,7 +51,14 @@ def _commands(worker: int, i: int, shared: str) -> list[str]:
 
 
 def _capture_worker(
-    barrier: Any, worker: int, root: str, count: int, every: int, out: str, shared: str
+    barrier: Any,
+    worker: int,
+    root: str,
+    count: int,
+    every: int,
+    out: str,
+    shared: str,
+    goal: str,
 ) -> None:
     os.environ["LORE_DATA_DIR"] = root
     from click.testing import CliRunner
@@ -62,6 +69,7 @@ def _capture_worker(
     acks: list[dict[str, Any]] = []
     failures: list[str] = []
     resolved = 0
+    criteria = 0
     barrier.wait(30)
     for i in range(count):
         env = None
@@ -85,7 +93,18 @@ def _capture_worker(
                 resolved += 1
             else:
                 failures.append(f"review {reply['id']}: {done.exit_code} {done.output}")
-    Path(out).write_text(json.dumps({"acks": acks, "failures": failures, "resolved": resolved}))
+        if i % 10 == 3:
+            # a goal update: every worker adds criteria to the one shared goal document
+            done = runner.invoke(
+                cli, ["goal", "update", goal, "--add-criterion", f"w{worker} step {i}", "--json"]
+            )
+            if done.exit_code == 0:
+                criteria += 1
+            else:
+                failures.append(f"goal update: {done.exit_code} {done.output}")
+    Path(out).write_text(
+        json.dumps({"acks": acks, "failures": failures, "resolved": resolved, "criteria": criteria})
+    )
 
 
 def concurrent_captures(root: Path, workers: int, per_worker: int, every: int) -> dict[str, Any]:
@@ -95,12 +114,15 @@ def concurrent_captures(root: Path, workers: int, per_worker: int, every: int) -
     from lore.store import Store
 
     shared = capture(Store(root), "Shared pattern", kind="pattern", force=True).record.id
+    from lore.usecases.goals import create_goal
+
+    goal = create_goal(Store(root), "Shared goal")["id"]
     barrier = FORK.Barrier(workers)
     outs = [root.parent / f"acks-{w}.json" for w in range(workers)]
     procs = [
         FORK.Process(
             target=_capture_worker,
-            args=(barrier, w, str(root), per_worker, every, str(outs[w]), shared),
+            args=(barrier, w, str(root), per_worker, every, str(outs[w]), shared, goal),
         )
         for w in range(workers)
     ]
@@ -110,18 +132,25 @@ def concurrent_captures(root: Path, workers: int, per_worker: int, every: int) -
         proc.join(1800)
     acks: list[dict[str, Any]] = []
     failures: list[str] = []
-    resolved = 0
+    resolved = criteria = 0
     for out in outs:
         data = json.loads(out.read_text())
         acks.extend(data["acks"])
         failures.extend(data["failures"])
         resolved += data["resolved"]
+        criteria += data["criteria"]
     validations = Store(root).get(shared).validations  # type: ignore[attr-defined]
+    goal_criteria = Store(root).get(goal).criteria  # type: ignore[attr-defined]
     found = stored_ids(root)
     acked = [a["id"] for a in acks]
     return {
         "exit_codes": [p.exitcode for p in procs],
         "pattern_validations": {"expected": resolved, "stored": validations},
+        "goal_criteria": {
+            "expected": criteria,
+            "stored": len(goal_criteria),
+            "unique_ids": len({c["id"] for c in goal_criteria}) == len(goal_criteria),
+        },
         "written": len(acked),
         "failures": failures,
         "found": len(set(acked) & set(found)),
