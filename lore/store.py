@@ -1,12 +1,6 @@
-"""The record store: maps each kind onto its file(s) and folds revisions into state.
-
-``Store`` is the only module that knows the on-disk layout. Logs are append-only:
-a change is a revision line ``{"_op": "revise", "id", "timestamp", "set": {...}}``
-and every reader folds lines the same way (creation line first, then revisions in
-timestamp order, later wins; identical lines from a union merge count once).
-Documents are replaced atomically under a sidecar lock. Folding lives in
-``lore.store_fold``, document and map-file handling in ``lore.store_documents``.
-"""
+"""The record store: ``Store`` maps each kind onto its file(s), reads them (cached, folded
+into current state) and adds and revises records under locks; the only module that knows
+the on-disk layout. Folding: ``lore.store_fold``; documents, maps: ``lore.store_documents``."""
 
 from __future__ import annotations
 
@@ -27,6 +21,7 @@ from lore.storage.atomic import atomic_write, fsync_dir
 from lore.storage.jsonl import ReadIssue
 from lore.storage.lock import locked
 from lore.store_documents import (
+    delete_map_entry,
     document_record,
     load_dir,
     load_map,
@@ -374,16 +369,12 @@ class Store:
                 f"{cls.KIND.name} records cannot be removed", kind=cls.KIND.name
             )
         path = self.location(cls)
-        from lore.storage import yamlio
-
         with locked(path):
             self._cache.pop(cls.KIND.name, None)
             record = self._load(cls).get(key)
             if record is None:
                 raise NotFoundError(f"no {cls.KIND.name} named {key!r}", id=key)
-            doc = yamlio.load(path)
-            yamlio.delete_key(doc, doc[storage.key], key)
-            atomic_write(path, yamlio.dumps(doc))
+            delete_map_entry(path, storage, key)
         self._cache.pop(cls.KIND.name, None)
         return record
 

@@ -158,6 +158,16 @@ def put_map_entry(
     atomic_write(path, yamlio.dumps(doc))
 
 
+def delete_map_entry(path: Path, storage: Map, key: str) -> None:
+    """Delete the entry ``key`` of a map document; the caller holds the lock. The rest of
+    the file (comments, order, unknown keys) stays as it was."""
+    from lore.storage import yamlio
+
+    doc = yamlio.load(path)
+    yamlio.delete_key(doc, doc[storage.key], key)
+    atomic_write(path, yamlio.dumps(doc))
+
+
 def data_issue(file: Path, exc: DataError) -> ReadIssue:
     """A document that cannot be read, as an issue (its message without the location)."""
     line = int(exc.details.get("line") or 0)

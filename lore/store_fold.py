@@ -1,7 +1,6 @@
-"""Folding an append-only log: creation lines and revision lines into each record's state.
-
-Every reader of a log (the store, the index, validate) folds lines this same way.
-"""
+"""Folding a log: a change is a revision line ``{"_op": "revise", "id", "timestamp", "set"}``,
+and every reader folds lines this same way (creation line first, then revisions in
+timestamp order, later wins; identical lines from a union merge count once)."""
 
 from __future__ import annotations
 
