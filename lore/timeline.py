@@ -161,7 +161,7 @@ def _select(idx: Index, span: Period | None, project: str | None, wanted: set[in
     found = [d for d in compress(range(len(kinds)), shown) if low <= ts[d] < high]
     if dead:
         found = [d for d in found if d not in dead]
-    if wanted:
+    if wanted and len(wanted) < len(SEARCH_KINDS):  # every kind wanted: nothing to drop
         found = [d for d in found if kinds[d] in wanted]
     if project:
         code = idx.project_code(project)
@@ -190,7 +190,7 @@ def _summaries(
     if whole is not None:
         for (_, k), n in list(counts.items()):
             counts[whole, k] += n
-    part_of, runs = dict(zip(docs, where)), _runs(docs)
+    part_of, runs = _part_codes(idx, docs, where, parts), _runs(docs)
     names = {table: _top(idx, table, part_of, runs, parts, whole) for table in ("entities", "tags")}
     # Each part's candidates (their union is the whole's): best decisions and patterns,
     # failures per error type with the latest of each, the newest handoffs.
@@ -257,10 +257,21 @@ def _best(idx: Index, docs: list[int]) -> list[int]:
     return heapq.nsmallest(TOP_RECORDS, docs, key=lambda d: (-imp[d], -ts[d], d))
 
 
+def _part_codes(idx: Index, docs: list[int], where: list[int], parts: int) -> Any:
+    """Each record's part as one byte (255: not in the period), so a posting list maps to
+    bytes and is counted per part at C speed; a dict when there are too many parts."""
+    if parts >= 255:
+        return dict(zip(docs, where))
+    codes = bytearray(b"\xff") * len(idx.kinds)
+    for d, p in zip(docs, where):
+        codes[d] = p
+    return codes
+
+
 def _top(
     idx: Index,
     table: str,
-    part_of: dict[int, int],
+    part_of: Any,
     runs: list[tuple[int, int]],
     parts: int,
     whole: int | None,
@@ -268,18 +279,26 @@ def _top(
     """Per part (and for ``whole``, all parts), the TOP_NAMES entities or tags held by the
     most of its records (at least two: a one-off is not a topic), most first, then by name."""
     found: list[list[tuple[int, str]]] = [[] for _ in range(parts + 1)]
-    get = part_of.get
+    as_bytes = isinstance(part_of, bytearray)  # see _part_codes
+    code = part_of.__getitem__ if as_bytes else part_of.get
     for name, value in getattr(idx, table).items():
         if len(value) < (8 if isinstance(value, (bytes, memoryview)) else 2):
             continue  # held by one record at most (4 bytes per record)
         column = idx.posting(table, name)  # record numbers, ascending
         per_part: Counter[int | None] = Counter()
         for lo, hi in runs:  # only the stretches of the postings the period's records are in
-            per_part.update(map(get, column[bisect_left(column, lo) : bisect_right(column, hi)]))
+            stretch = map(code, column[bisect_left(column, lo) : bisect_right(column, hi)])
+            if as_bytes:
+                held = bytes(stretch)
+                for byte in set(held):
+                    if byte != 255:
+                        per_part[byte] += held.count(byte)
+            else:
+                per_part.update(stretch)
         per_part.pop(None, None)
-        for p, count in per_part.items():
-            if p is not None and count >= 2:
-                found[p].append((-count, name))
+        for part, count in per_part.items():
+            if part is not None and count >= 2:
+                found[part].append((-count, name))
         total = sum(per_part.values())
         if whole is not None and total >= 2:
             found[whole].append((-total, name))

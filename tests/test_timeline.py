@@ -298,3 +298,23 @@ def test_one_record_is_counted_in_the_singular(run: Any) -> None:
     shown = run("timeline")
     assert shown.exit_code == 0
     assert shown.stdout.splitlines()[0] == "all time: 1 record (observation 1)"
+
+
+def test_all_time_over_more_than_254_years_counts_every_record(run: Any) -> None:
+    """Hundreds of parts (a hand-written year 1971 beside 2300) take the dict path."""
+    lines = [
+        {"kind": "observation", "content": f"note {i}", "tags": ["old"], "timestamp": ts}
+        for i, ts in enumerate(
+            ["1971-03-01T00:00:00Z", "1971-04-01T00:00:00Z", "2300-01-05T00:00:00Z"]
+        )
+    ]
+    jsonl = "".join(json.dumps(line) + "\n" for line in lines)
+    assert run("import", "-", input=jsonl).exit_code == 0
+    doc = json.loads(run("timeline", "--json").stdout)
+    assert doc["total"] == 3
+    years = {p["period"]: p["total"] for p in doc["periods"] if p["total"]}
+    assert years == {"1971": 2, "2300": 1}
+    assert len(doc["periods"]) == 2300 - 1971 + 1
+    assert doc["digest"]["tags"] == [{"name": "old", "count": 3}]
+    old = next(p for p in doc["periods"] if p["period"] == "1971")
+    assert old["digest"]["tags"] == [{"name": "old", "count": 2}]
