@@ -66,8 +66,8 @@ def _build(
 ) -> dict[str, Any]:
     docs = _select(idx, span, project, {SEARCH_KINDS.index(k) for k in wanted})
     ts = idx.ts
+    times = list(map(ts.__getitem__, docs))
     if span is None:
-        times = list(map(ts.__getitem__, docs))
         first, last = (min(times), max(times)) if docs else (0.0, 0.0)
         years = range(_year(first), _year(last) + 1) if docs else range(0)
         parts = [timeexpr.year_period(y) for y in years]
@@ -87,7 +87,7 @@ def _build(
         out["records"] = [_line(store, idx, d) for d in sorted(docs, key=lambda d: (ts[d], d))]
         return out
     bounds = [p.start.timestamp() for p in parts]
-    where = [bisect_right(bounds, t) - 1 for t in map(ts.__getitem__, docs)]
+    where = [bisect_right(bounds, t) - 1 for t in times]
     found = _summaries(store, idx, docs, where, len(parts))
     summaries, whole = found[: len(parts)], found[-1] if len(parts) != 1 else found[0]
     out.update(whole)
@@ -180,17 +180,30 @@ def _summaries(
     best of a union is among the best of each part), so no record is ranked twice."""
     kinds, ts, grp, flags = idx.kinds, idx.ts, idx.grp, idx.flags
     whole = parts if parts != 1 else None
-    kind_of = list(map(kinds.__getitem__, docs))
-    counts = Counter(zip(where, kind_of))
+    # One pass: each part's records by kind (their counts, and the candidates the digest
+    # picks from), and each record's part for the entity and tag counts.
+    width = len(SEARCH_KINDS)
+    groups: list[list[int]] = [[] for _ in range(parts * width)]
+    part_of: Any
+    if parts < 255:
+        part_of = bytearray(b"\xff") * len(kinds)
+        for d, p in zip(docs, where):
+            groups[p * width + kinds[d]].append(d)
+            part_of[d] = p
+    else:
+        part_of = dict(zip(docs, where))
+        for d, p in zip(docs, where):
+            groups[p * width + kinds[d]].append(d)
+    counts: Counter[tuple[int, int]] = Counter()
+    for i, found in enumerate(groups):
+        if found:
+            counts[divmod(i, width)] = len(found)
     chosen = (_DECISION, _FAILURE, _PATTERN, _SESSION)
-    pick: list[dict[int, list[int]]] = [{k: [] for k in chosen} for _ in range(parts)]
-    for d, p, k in zip(docs, where, kind_of):
-        if k in chosen:
-            pick[p][k].append(d)
+    pick = [{k: groups[p * width + k] for k in chosen} for p in range(parts)]
     if whole is not None:
         for (_, k), n in list(counts.items()):
             counts[whole, k] += n
-    part_of, runs = _part_codes(idx, docs, where, parts), _runs(docs)
+    runs = _runs(docs)
     names = {table: _top(idx, table, part_of, runs, parts, whole) for table in ("entities", "tags")}
     # Each part's candidates (their union is the whole's): best decisions and patterns,
     # failures per error type with the latest of each, the newest handoffs.
@@ -257,17 +270,6 @@ def _best(idx: Index, docs: list[int]) -> list[int]:
     return heapq.nsmallest(TOP_RECORDS, docs, key=lambda d: (-imp[d], -ts[d], d))
 
 
-def _part_codes(idx: Index, docs: list[int], where: list[int], parts: int) -> Any:
-    """Each record's part as one byte (255: not in the period), so a posting list maps to
-    bytes and is counted per part at C speed; a dict when there are too many parts."""
-    if parts >= 255:
-        return dict(zip(docs, where))
-    codes = bytearray(b"\xff") * len(idx.kinds)
-    for d, p in zip(docs, where):
-        codes[d] = p
-    return codes
-
-
 def _top(
     idx: Index,
     table: str,
@@ -279,7 +281,7 @@ def _top(
     """Per part (and for ``whole``, all parts), the TOP_NAMES entities or tags held by the
     most of its records (at least two: a one-off is not a topic), most first, then by name."""
     found: list[list[tuple[int, str]]] = [[] for _ in range(parts + 1)]
-    as_bytes = isinstance(part_of, bytearray)  # see _part_codes
+    as_bytes = isinstance(part_of, bytearray)  # see _summaries
     code = part_of.__getitem__ if as_bytes else part_of.get
     for name, value in getattr(idx, table).items():
         if len(value) < (8 if isinstance(value, (bytes, memoryview)) else 2):
