@@ -81,7 +81,7 @@ def handoff(
     """``lore handoff``: close the current session with ``message`` and the open items
     (through the secrets gate unless ``allow_secret``); the document says what happened
     to the open items the session inherited (``open_items``)."""
-    from lore.capture import detect_project
+    from lore.capture_build import detect_project
     from lore.components.transfer import handoff as _handoff
     from lore.gitinfo import snapshot
 
@@ -111,7 +111,7 @@ def resume(
     budget: int | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """``lore resume``: the resume text (cut to ``budget`` tokens) and its JSON document."""
-    from lore.capture import detect_project
+    from lore.capture_build import detect_project
     from lore.gitinfo import snapshot
     from lore.resume import render
     from lore.resume import resume as _resume
@@ -204,7 +204,7 @@ def recall(
     ``deep`` / ``graph_depth``: a plain search through the knowledge graph (lore.graph)."""
     from lore import recall as r
     from lore import recall_modes as modes
-    from lore.capture import detect_project
+    from lore.capture_build import detect_project
 
     text = query.strip()
     if mode is not None and mode not in RECALL_MODES:
