@@ -7,7 +7,8 @@ from typing import Any
 import click
 
 from lore.cli._app import App
-from lore.cli._output import echo, emit_json, json_option, read_text
+from lore.cli._options import help_when_alone
+from lore.cli._output import echo, emit_json, json_option, note, read_text
 
 pass_app = click.make_pass_decorator(App)
 
@@ -194,7 +195,7 @@ def sessions_list_cmd(
         emit_json([s.to_dict() for s in sessions])
         return
     if not sessions:
-        echo("no sessions")
+        note("no sessions")
         return
     for s in sessions:
         when = (s.ended_at or s.timestamp or "")[:16].replace("T", " ")  # type: ignore[attr-defined]
@@ -220,9 +221,11 @@ def sessions_show_cmd(ctx: click.Context, session_id: str, as_json: bool) -> Non
     ctx.invoke(show_cmd, record_id=session_id, history=False, as_json=_json_wanted(as_json))
 
 
-@click.group(name="transfer")
-def transfer_cmd() -> None:
+@click.group(name="transfer", invoke_without_command=True)
+@click.pass_context
+def transfer_cmd(ctx: click.Context) -> None:
     """Housekeeping for sessions."""
+    help_when_alone(ctx)
 
 
 @transfer_cmd.command(name="prune")

@@ -212,7 +212,7 @@ def recall(
     if (deep or graph_depth) and mode is not None:
         raise UsageError("--deep and --graph-depth go with a plain QUERY, not a mode")
     if error_type and mode != "failures":
-        raise UsageError("--type goes with --failures")
+        raise UsageError("--error-type goes with --failures")
     if threshold is not None and mode != "triggers":
         raise UsageError("--threshold goes with --triggers")
     here = detect_project(project)

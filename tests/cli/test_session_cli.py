@@ -580,7 +580,8 @@ def test_sessions_list_and_show(run: Run, data_dir: Path, monkeypatch: pytest.Mo
 
 
 def test_sessions_list_when_there_are_none(run: Run) -> None:
-    assert run("sessions", "list").stdout == "no sessions\n"
+    result = run("sessions", "list")
+    assert (result.stdout, result.stderr) == ("", "lore: no sessions\n")
     assert ok_json(run, "sessions", "list") == []
 
 
