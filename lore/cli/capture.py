@@ -311,7 +311,8 @@ def _build_remember() -> click.Command:
         """Record a decision: TEXT, optionally "X because: why vs: a, b".
 
         Inline "because:" becomes the rationale and "vs:" the alternatives (flags
-        win over inline text). File paths and `backticked` terms join the entities.
+        win over inline text). File paths and `backticked` terms in TEXT and in the
+        rationale (inline or --rationale) join the entities.
         Takes the decision flags below; a flag of another kind is a usage error.
 
         \b

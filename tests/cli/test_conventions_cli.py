@@ -201,3 +201,13 @@ def test_a_concept_has_a_description_whichever_command_writes_it(run: Run) -> No
     assert by_capture["record"]["description"] == "FIFO work"
     assert by_graph["description"] == "LIFO work"
     assert promoted["concept"]["description"] == "Tree"
+
+
+def test_paths_in_the_rationale_join_the_entities(run: Run) -> None:
+    """`remember --help` says file paths join the entities: those of the rationale too."""
+    inline = ok(run, "remember", "Cache sessions because: src/app.py re-reads `config.toml`")
+    assert inline["record"]["rationale"] == "src/app.py re-reads `config.toml`"
+    assert inline["record"]["entities"] == ["config.toml", "src/app.py"]
+    flag = ok(run, "remember", "Pin click in `pyproject.toml`", "-r", "see lore/cli/__init__.py")
+    assert flag["record"]["entities"] == ["pyproject.toml", "lore/cli/__init__.py"]
+    assert "in TEXT and in the rationale" in " ".join(run("remember", "--help").stdout.split())
