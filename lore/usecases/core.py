@@ -76,11 +76,15 @@ def handoff(
     questions: Sequence[str] = (),
     threads: Sequence[str] = (),
     replace: bool = False,
+    merge: bool = False,
     allow_secret: bool = False,
 ) -> Written:
     """``lore handoff``: close the current session with ``message`` and the open items
     (through the secrets gate unless ``allow_secret``); the document says what happened
-    to the open items the session inherited (``open_items``)."""
+    to the open items the session inherited (``open_items``). ``merge`` keeps the last
+    handoff's open items and adds these; ``replace`` and ``merge`` exclude each other."""
+    if replace and merge:
+        raise UsageError("--replace and --merge exclude each other")
     from lore.capture.build import detect_project
     from lore.git.info import snapshot
     from lore.sessions.handoff import handoff as _handoff
@@ -96,6 +100,7 @@ def handoff(
         threads=list(threads),
         git=snapshot(),
         replace=replace,
+        merge=merge,
         report=report,
         allow_secret=allow_secret,  # the gate runs where the handoff's texts are assembled
     )
