@@ -124,7 +124,7 @@ def resume(
     name = detect_project(project)
     bundle = _resume(store, project=name, session_id=session_id, git=None)
     if bundle.reconstructed is not None:
-        bundle.reconstructed["git"] = snapshot()
+        bundle.reconstructed["git"] = _project_git(store, project, name, snapshot)
     if fork:
         from lore.components.transfer import start
 
@@ -135,6 +135,29 @@ def resume(
     data: dict[str, Any] = bundle.to_dict()
     data["cut"] = cut
     return text, data
+
+
+def _project_git(
+    store: Store, explicit: str | None, name: str | None, snapshot: Any
+) -> dict[str, object] | None:
+    """The git state resume rebuilds a project's context from: the working directory's
+    repository, unless ``--project`` names another project than that repository; then
+    the repository at the project's registered path, if any (never another project's)."""
+    from lore.git.info import find_repo
+
+    here = find_repo()
+    if explicit is None or (here is not None and here.name == name):
+        return snapshot()
+    from lore.errors import NotFoundError
+    from lore.usecases.registry import get_project, local_path
+
+    try:
+        path = local_path(store, get_project(store, str(name)).path)
+    except NotFoundError:
+        return None
+    from pathlib import Path
+
+    return snapshot(Path(path)) if path and Path(path).is_dir() else None
 
 
 def show(store: Store, record_id: str, *, history: bool = False) -> dict[str, Any]:
