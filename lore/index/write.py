@@ -38,6 +38,11 @@ class Writable(Columns):
                     for term in search.terms(text):
                         counts[term] += weight
                         length += weight
+        legacy = record.extra.get("legacy_id")  # an imported record's original id
+        if isinstance(legacy, str):
+            for term in search.terms(legacy):
+                counts[term] += 1
+                length += 1
         fresh = self.fresh
         for term, count in counts.items():
             column = fresh.get(term)

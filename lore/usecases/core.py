@@ -136,12 +136,13 @@ def show(store: Store, record_id: str, *, history: bool = False) -> dict[str, An
     """``lore show``: the record as stored (with ``history``: ``{"record", "history"}``),
     plus ``evidence`` (the evidence records that support it) when there is some."""
     from lore.api import record_history
+    from lore.legacy import get
     from lore.usecases.evidence import backing
 
-    record = store.get(record_id)
+    record = get(store, record_id)  # an imported record also by its legacy_id
     data = record.to_dict()
     out: dict[str, Any] = (
-        {"record": data, "history": record_history(store, record_id)} if history else data
+        {"record": data, "history": record_history(store, record.id)} if history else data
     )
     evidence = backing(store, record.id)
     return {**out, "evidence": evidence} if evidence else out
