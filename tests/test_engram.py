@@ -18,6 +18,8 @@ from lore.bridges.routed import classify
 from lore.store import Store
 
 Run = Callable[..., Result]
+COLUMNS = "importance, accessCount, createdAt, lastAccessedAt, project, embedding, source, topic,"
+COLUMNS += " expiresAt, content"
 SCHEMA = """
 CREATE TABLE Memory(id INTEGER PRIMARY KEY AUTOINCREMENT, importance INTEGER NOT NULL,
   accessCount INTEGER NOT NULL, createdAt REAL NOT NULL, lastAccessedAt REAL NOT NULL,
@@ -38,15 +40,40 @@ BEGIN INSERT INTO AuditLog(tableName, operation, rowId) VALUES ('Edge', 'INSERT'
 CREATE TRIGGER memory_text_insert AFTER INSERT ON Memory
 BEGIN INSERT INTO MemoryText(rowid, content) VALUES (new.id, new.content); END;
 """
-# Engram's own memories: (importance, accessCount, createdAt, project, source, topic, expires, content)
+# Engram's own memories: importance, accessCount, createdAt, project, source, topic,
+# expiresAt, content
 OWN = [
-    (4, 7, 1784300000.0, "orders-api", "claude", "debugging", 0.0,
-     "Was working on the refund rounding bug in calc.py with Sam"),
-    (2, 0, 1784200000.0, "orders-api", "claude", "preferences", 0.0,
-     "Sam prefers small pull requests and integer cents everywhere"),
-    (3, 1, 1784100000.0, "orders-api", "claude", "debugging", 1000.0,
-     "Expired note about the refund rounding bug"),
-]  # fmt: skip
+    (
+        4,
+        7,
+        1784300000.0,
+        "orders-api",
+        "claude",
+        "debugging",
+        0.0,
+        "Was working on the refund rounding bug in calc.py with Sam",
+    ),
+    (
+        2,
+        0,
+        1784200000.0,
+        "orders-api",
+        "claude",
+        "preferences",
+        0.0,
+        "Sam prefers small pull requests and integer cents everywhere",
+    ),
+    (
+        3,
+        1,
+        1784100000.0,
+        "orders-api",
+        "claude",
+        "debugging",
+        1000.0,
+        "Expired note about the refund rounding bug",
+    ),
+]
 
 
 def build(path: Path) -> Path:
@@ -118,16 +145,45 @@ def _records(run: Run) -> dict[str, str]:
     """A decision pair (related), a pattern, three failures of one type, a handoff."""
     ids = {}
     env = {"LORE_NOW": "2026-07-13T10:00:00Z"}
-    ids["old"] = _json(run("remember", "Use Redis for the catalog cache", "-r", "fast reads",
-                           "--json", env=env))["id"]  # fmt: skip
-    ids["new"] = _json(run("remember", "Keep integer cents for money", "-r", "no float errors",
-                           "--related", ids["old"], "--json", env=env))["id"]  # fmt: skip
-    ids["pattern"] = _json(run("learn", "Idempotency keys for webhooks", "--problem", "replays",
-                               "--solution", "unique table", "--json", env=env))["id"]  # fmt: skip
+    ids["old"] = _json(
+        run("remember", "Use Redis for the catalog cache", "-r", "fast reads", "--json", env=env)
+    )["id"]
+    ids["new"] = _json(
+        run(
+            "remember",
+            "Keep integer cents for money",
+            "-r",
+            "no float errors",
+            "--related",
+            ids["old"],
+            "--json",
+            env=env,
+        )
+    )["id"]
+    ids["pattern"] = _json(
+        run(
+            "learn",
+            "Idempotency keys for webhooks",
+            "--problem",
+            "replays",
+            "--solution",
+            "unique table",
+            "--json",
+            env=env,
+        )
+    )["id"]
     for n in range(3):
         run("fail", "Timeout", f"stripe-mock did not start ({n})", env=env)
-    ids["session"] = _json(run("handoff", "Cents done. Next: outbox.", "--next", "outbox",
-                               "--json", env={"LORE_NOW": "2026-07-13T18:00:00Z"}))["id"]  # fmt: skip
+    ids["session"] = _json(
+        run(
+            "handoff",
+            "Cents done. Next: outbox.",
+            "--next",
+            "outbox",
+            "--json",
+            env={"LORE_NOW": "2026-07-13T18:00:00Z"},
+        )
+    )["id"]
     return ids
 
 
@@ -157,7 +213,14 @@ def test_sync_writes_shadows_and_leaves_engram_alone(run: Run, db: Path, store: 
     ]
     assert content == f"{body} <!-- hash:{engram.digest(body)} -->"
     assert (importance, access, project, embedding, source, topic, expires) == (
-        3, 0, "lore", b"", "lore-bridge", "lore-decisions", 0.0)  # fmt: skip
+        3,
+        0,
+        "lore",
+        b"",
+        "lore-bridge",
+        "lore-decisions",
+        0.0,
+    )
     assert created == 1783936800.0  # the record's own time, 2026-07-13T10:00:00Z
     assert rows["error-type:Timeout"][0].startswith(
         "[lore:error-type:Timeout] Timeout x3: stripe-mock did not start (2) <!-- hash:"
@@ -208,7 +271,9 @@ def test_sync_updates_a_changed_shadow_in_place(run: Run, db: Path) -> None:
     doc = _json(run("engram", "sync", "--json"))
     assert (doc["inserted"], doc["updated"], doc["unchanged"]) == (0, 2, 3)
     assert {(s["id"], s["action"]) for s in doc["shadows"]} == {
-        (ids["new"], "updated"), (ids["old"], "updated")}  # fmt: skip
+        (ids["new"], "updated"),
+        (ids["old"], "updated"),
+    }
     rows = shadows(db)
     assert rows[ids["new"]][1] == memory_id and rows[ids["new"]][3] == 9  # same row, count kept
     assert "Why: float dollars lost cents <!-- hash:" in rows[ids["new"]][0]
@@ -282,7 +347,10 @@ def test_promote_copies_a_memory_through_the_capture_path(run: Run, db: Path, st
     )
     assert record["timestamp"] == "2026-07-17T14:53:20.000000Z"  # the memory's createdAt
     assert (record["engram_id"], record["engram_topic"], record["engram_project"]) == (
-        1, "debugging", "orders-api")  # fmt: skip
+        1,
+        "debugging",
+        "orders-api",
+    )
     again = run("engram", "promote", "1")
     assert again.stdout == f"memory 1 was already promoted: {record['id']}\n"
     assert len(store.records("observation")) == 1
@@ -300,8 +368,7 @@ def test_promote_refuses_shadows_and_secrets(run: Run, db: Path, store: Store) -
     assert refused.exit_code == 4 and "is lore's own shadow" in refused.stderr
     conn = open_db(db)
     conn.execute(
-        "INSERT INTO Memory (importance, accessCount, createdAt, lastAccessedAt, project, embedding,"
-        " source, topic, expiresAt, content) VALUES (1, 0, 1, 1, 'p', x'', 'claude', 't', 0, ?)",
+        f"INSERT INTO Memory ({COLUMNS}) VALUES (1, 0, 1, 1, 'p', x'', 'claude', 't', 0, ?)",
         ("deploy token ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",),
     )
     conn.commit()
@@ -343,8 +410,9 @@ def test_routed_recall_merges_both_stores_marked(run: Run, db: Path) -> None:
     assert lore_first["results"][-1]["id"] == "engram:2"
     assert all(not r["title"].startswith("[lore:") for r in lore_first["results"])
     text = run("recall", "--routed", "why integer cents")
-    assert text.stdout.splitlines()[2].endswith("engram  memory 2  Sam prefers small pull requests "
-                                                "and integer cents everywhere")  # fmt: skip
+    assert text.stdout.splitlines()[2].endswith(
+        "engram  memory 2  Sam prefers small pull requests and integer cents everywhere"
+    )
     assert "lore: route: lore-first ('why')" in text.stderr
     combined = run("recall", "--routed", "--brief", "cents")
     assert combined.exit_code == 2
@@ -365,8 +433,7 @@ def test_a_bash_bridge_shadow_is_taken_over_not_duplicated(run: Run, db: Path) -
     conn = sqlite3.connect(db)
     conn.create_function("sync_disabled", 0, lambda: 1)
     conn.execute(
-        "INSERT INTO Memory (importance, accessCount, createdAt, lastAccessedAt, project, embedding,"
-        " source, topic, expiresAt, content) VALUES (2, 4, 1, 1, 'lore', x'', 'lore-bridge',"
+        f"INSERT INTO Memory ({COLUMNS}) VALUES (2, 4, 1, 1, 'lore', x'', 'lore-bridge',"
         " 'lore-sessions', 0, ?)",
         (f"[lore:sess-{ids['session']}] old summary",),
     )

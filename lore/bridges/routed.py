@@ -21,7 +21,7 @@ from lore.store import Store
 
 # Checked in this order, on whole words, case-insensitively: phrases about what someone
 # was doing, then words naming lore's records, then words about recent time.
-ENGRAM_FIRST = (
+ABOUT_WORK = (
     "working on",
     "work on",
     "was i",
@@ -35,7 +35,7 @@ ENGRAM_FIRST = (
     "debugging",
     "episode",
 )
-LORE_FIRST = (
+ABOUT_RECORDS = (
     "decision",
     "decisions",
     "decide",
@@ -70,7 +70,7 @@ ROUTES = ("lore-first", "engram-first", "both")
 def classify(query: str) -> tuple[str, str | None]:
     """``(route, the phrase that chose it)``; ``("both", None)`` when none does."""
     text = " ".join(re.findall(r"[a-z]+(?:-[a-z]+)*", query.lower()))
-    order = (("engram-first", ENGRAM_FIRST), ("lore-first", LORE_FIRST), ("engram-first", RECENT))
+    order = (("engram-first", ABOUT_WORK), ("lore-first", ABOUT_RECORDS), ("engram-first", RECENT))
     for route, phrases in order:
         for phrase in phrases:
             if re.search(rf"(?<![a-z-]){re.escape(phrase)}(?![a-z-])", text):
