@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from lore.store import Store
+from lore.store.core import Store
 
 FIXTURE = Path(__file__).parent / "fixtures" / "bash-lore" / "data"
 Run = Callable[..., Result]

@@ -15,7 +15,7 @@ from click.testing import Result
 
 from lore.bridges import engram
 from lore.bridges.routed import classify
-from lore.store import Store
+from lore.store.core import Store
 
 Run = Callable[..., Result]
 COLUMNS = "importance, accessCount, createdAt, lastAccessedAt, project, embedding, source, topic,"

@@ -11,7 +11,7 @@ from typing import Any
 
 from lore.bridges import engram
 from lore.errors import InvalidInputError, NotFoundError, UsageError
-from lore.store import Store
+from lore.store.core import Store
 
 FIELD = "engram_id"
 
@@ -73,7 +73,7 @@ def promoted(store: Store) -> dict[int, str]:
 
 
 def _capture(store: Store, memory: engram.Memory, allow_secret: bool) -> str:
-    from lore.capture import capture
+    from lore.capture.core import capture
 
     created = datetime.fromtimestamp(memory.createdAt, timezone.utc) if memory.createdAt else None
     extra = {FIELD: memory.id, "engram_topic": memory.topic, "engram_project": memory.project}

@@ -19,7 +19,7 @@ from lore import clock
 from lore.bridges import engram
 from lore.errors import UsageError
 from lore.model import Record
-from lore.store import Store
+from lore.store.core import Store
 
 KINDS = ("decision", "pattern", "failure", "session")
 _ALIASES = {

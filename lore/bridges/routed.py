@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from lore.bridges import engram
-from lore.store import Store
+from lore.store.core import Store
 
 # Checked in this order, on whole words, case-insensitively: phrases about what someone
 # was doing, then words naming lore's records, then words about recent time.
@@ -84,7 +84,7 @@ def search_engram(
     """Engram's own memories (not lore's shadows, not expired) that share words with
     ``query``, best first: score = the share of the query's terms a memory holds
     x (0.8 + 0.04 x its importance, 0-5)."""
-    from lore import search
+    from lore.index import analyze as search
 
     wanted = set(search.terms(query))
     if not wanted:
@@ -141,8 +141,8 @@ def routed(
 ) -> dict[str, Any]:
     """Both stores' answers to ``query``, merged in the order its route says."""
     from lore import clock, timeexpr
-    from lore.capture_build import detect_project
-    from lore.recall import recall
+    from lore.capture.build import detect_project
+    from lore.recall.core import recall
 
     route, why = classify(query)
     hits = recall(

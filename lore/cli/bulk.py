@@ -179,7 +179,7 @@ def import_cmd(
             )
         _import_bash_lore(app, file, allow_secret=allow_secret, dry_run=dry_run, as_json=as_json)
         return
-    from lore.bulk import import_records
+    from lore.bulk.importer import import_records
 
     if file == "-":
         # sys.stdin looked up now (click's test runner swaps it); click 8.5 deprecates
@@ -222,7 +222,7 @@ def _import_bash_lore(
     app: App, directory: str, *, allow_secret: bool, dry_run: bool, as_json: bool
 ) -> None:
     """``lore import --from bash-lore DIR``: the work is ``lore.bashlore``'s."""
-    from lore.bashlore import import_bash_lore
+    from lore.bulk.bashlore import import_bash_lore
 
     show_bar = not as_json and _is_terminal(sys.stderr)
     bar: AbstractContextManager[Any] = _Bar() if show_bar else nullcontext()
@@ -349,7 +349,7 @@ def export_cmd(
       lore export > everything.jsonl
       lore export --kind decision --active -o decisions.jsonl
     """
-    from lore.bulk import dumps_line, export_kinds, export_records
+    from lore.bulk.export import dumps_line, export_kinds, export_records
 
     to_stdout = output == "-"
     if as_json and to_stdout:
