@@ -322,6 +322,10 @@ def _broken_root(tmp_path: Path) -> Path:
     )
     text += '  - id: "anti-000000-00000000"\n    name: [unclosed\n    oops\n'
     patterns.write_text(text)
+    concepts = root / "patterns/data/concepts.yaml"  # hand-built: quotes left unescaped
+    concepts.write_text(
+        concepts.read_text().replace("(created_at, id) instead", '"(created_at, id)" instead')
+    )
     goal = root / "intent/data/goals/goal-1784213550-43b91021.yaml"
     goal.write_text("name: [broken\n  - : :\n")
     session = root / "transfer/data/sessions/session-20260714-085735-536d33cc.json"
@@ -359,6 +363,10 @@ def test_a_broken_root_imports_the_rest_and_names_the_broken_lines(
     assert doc["kinds"]["decision"]["imported"] == 39
     assert doc["kinds"]["anti-pattern"]["imported"] == 6
     assert store.get("anti-227954-5fc7d2ef").title == 'Editing "alembic_version" by hand'
+    assert doc["kinds"]["concept"]["imported"] == 5
+    assert store.get("concept-c629615d").description == (  # type: ignore[attr-defined]
+        'Paging by the last seen sort key "(created_at, id)" instead of an OFFSET'
+    )
     assert doc["kinds"]["goal"]["imported"] == 5
     assert doc["kinds"]["session"]["imported"] == 4
     assert doc["kinds"]["failure"] == {"found": 26, "imported": 25, "existing": 0, "skipped": 1}
@@ -412,3 +420,30 @@ def test_its_own_data_root_is_refused(run: Run, data_dir: Path) -> None:
     (data_dir / "journal/data/decisions.jsonl").touch()
     result = run("import", "--from", "bash-lore", str(data_dir))
     assert result.exit_code == 2 and "this lore's own data root" in result.stderr
+
+
+def test_the_lenient_reader() -> None:
+    from lore.bulk.bashlore_read import lenient_mapping
+
+    text = (
+        'name: "Editing "alembic_version" by hand"\n'
+        "title: Incident: duplicate emails\n"
+        "tags: [stripe, 'web hooks']\n"
+        "body: |-\n  line one\n    indented\n"
+        'items:\n  - a\n  - "b"\n'
+        "count: 3\nscore: 0.5\ndone: true\nnothing: null\n"
+    )
+    assert lenient_mapping(text) == {
+        "name": 'Editing "alembic_version" by hand',
+        "title": "Incident: duplicate emails",
+        "tags": ["stripe", "web hooks"],
+        "body": "line one\n  indented",
+        "items": ["a", "b"],
+        "count": 3,
+        "score": 0.5,
+        "done": True,
+        "nothing": None,
+    }
+    for bad in ("name: [unclosed", "just text", "items:\n  - a: 1\n", "a: b\n  - c\n"):
+        with pytest.raises(ValueError):
+            lenient_mapping(bad)

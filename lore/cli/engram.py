@@ -6,6 +6,7 @@ import click
 
 from lore.cli._app import App
 from lore.cli._output import echo, emit_json, json_option, note
+from lore.cli.recall import SINCE_HELP
 
 pass_app = click.make_pass_decorator(App)
 DB_HELP = "Engram's database (default: $CLAUDE_MEMORY_DB, else ~/.claude/memory.sqlite)."
@@ -25,7 +26,7 @@ def engram_cmd() -> None:
 
 
 @engram_cmd.command(name="sync")
-@click.option("--since", help="Only records since a time (2026-05-12, 7d, last week...).")
+@click.option("--since", help=SINCE_HELP)
 @click.option(
     "--kind",
     "kinds",
