@@ -334,6 +334,21 @@ def test_a_foreign_or_busy_database_writes_nothing(
     assert snapshot(db) == before and shadows(db) == {}
 
 
+def test_a_trigger_calling_an_unknown_function_stops_the_sync_whole(run: Run, db: Path) -> None:
+    _records(run)
+    conn = sqlite3.connect(db)
+    conn.execute(
+        "CREATE TRIGGER memory_vec AFTER INSERT ON Memory"
+        " BEGIN INSERT INTO AuditLog(tableName) VALUES (embed_text(new.content)); END"
+    )
+    conn.commit()
+    before = snapshot(db)
+    result = run("engram", "sync")
+    assert result.exit_code == 4
+    assert "calls a function lore does not provide (no such function: embed_text)" in result.stderr
+    assert snapshot(db) == before and shadows(db) == {}  # rolled back: nothing written
+
+
 def test_promote_copies_a_memory_through_the_capture_path(run: Run, db: Path, store: Store) -> None:
     before = snapshot(db)
     doc = _json(run("engram", "promote", "1", "--json"))

@@ -144,6 +144,12 @@ def connect(db: Path, *, write: bool) -> Iterator[sqlite3.Connection]:
     except sqlite3.OperationalError as exc:
         if "locked" in str(exc) or "busy" in str(exc):
             raise _busy(db, exc, timeout) from None
+        if str(exc).startswith("no such function"):  # a trigger needs one only Engram has
+            raise DataError(
+                f"{db}: one of Engram's triggers calls a function lore does not provide "
+                f"({exc}); nothing was written",
+                file=str(db),
+            ) from None
         raise DataError(f"{db}: {exc}; nothing was written", file=str(db)) from None
     except sqlite3.DatabaseError as exc:
         raise DataError(f"{db}: {exc}; nothing was written", file=str(db)) from None
