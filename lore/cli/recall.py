@@ -163,7 +163,9 @@ def recall_cmd(
             raise UsageError(
                 "--routed goes with a plain QUERY (no mode, --deep, --graph-depth or --explain)"
             )
-        _routed(
+        from lore.cli.engram import routed_recall
+
+        routed_recall(
             app,
             _query(query),
             as_json,
@@ -203,29 +205,6 @@ search_cmd = click.Command(
     help=recall_cmd.help,
     short_help=recall_cmd.short_help,
 )
-
-
-def _routed(app: App, text: str, as_json: bool, **options: Any) -> None:
-    """``recall --routed``: ``lore.bridges.routed`` asks both stores; this renders."""
-    from lore.bridges import engram
-    from lore.bridges.routed import routed
-
-    if not text:
-        raise UsageError("nothing to recall: give a QUERY")
-    doc = routed(app.store, text, **options)
-    if not doc["engram"]["found"]:
-        note(engram.missing_message(engram.path()).replace("nothing to do", "lore only"))
-    if as_json:
-        emit_json(doc)
-        return
-    why = f" ({doc['why']!r})" if doc["why"] else ""
-    note(f"route: {doc['route']}{why}")
-    if not doc["results"]:
-        note(f"no matches for {text!r}")
-    for item in doc["results"]:
-        score = f"{item['score']:.2f}  " if item.get("score") is not None else ""
-        what = f"{item['type']} {item['id'].removeprefix('engram:')}"
-        echo(f"{score}{item['store']:<6}  {what}  {item['title'][:100]}")
 
 
 def _show(app: App, text: str, as_json: bool, **options: Any) -> None:
