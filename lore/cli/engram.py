@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from lore.cli._app import App
 from lore.cli._output import echo, emit_json, json_option, note
 from lore.cli.recall import SINCE_HELP
-from lore.errors import UsageError
 
 pass_app = click.make_pass_decorator(App)
 DB_HELP = "Engram's database (default: $CLAUDE_MEMORY_DB, else ~/.claude/memory.sqlite)."
@@ -128,26 +125,3 @@ def promote_cmd(
             echo(f"promoted memory {item['engram_id']} to observation {item['id']}")
         else:
             echo(f"memory {item['engram_id']} was already promoted: {item['id']}")
-
-
-def routed_recall(app: App, text: str, as_json: bool, **options: Any) -> None:
-    """``recall --routed``: ``lore.bridges.routed`` asks both stores; this renders."""
-    from lore.bridges import engram
-    from lore.bridges.routed import routed
-
-    if not text:
-        raise UsageError("nothing to recall: give a QUERY")
-    doc = routed(app.store, text, **options)
-    if not doc["engram"]["found"]:
-        note(engram.missing_message(engram.path()).replace("nothing to do", "lore only"))
-    if as_json:
-        emit_json(doc)
-        return
-    why = f" ({doc['why']!r})" if doc["why"] else ""
-    note(f"route: {doc['route']}{why}")
-    if not doc["results"]:
-        note(f"no matches for {text!r}")
-    for item in doc["results"]:
-        score = f"{item['score']:.2f}  " if item.get("score") is not None else ""
-        what = f"{item['type']} {item['id'].removeprefix('engram:')}"
-        echo(f"{score}{item['store']:<6}  {what}  {item['title'][:100]}")

@@ -163,7 +163,7 @@ def recall_cmd(
             raise UsageError(
                 "--routed goes with a plain QUERY (no mode, --deep, --graph-depth or --explain)"
             )
-        from lore.cli.engram import routed_recall
+        from lore.cli.routed import routed_recall
 
         routed_recall(
             app,
