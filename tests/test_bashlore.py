@@ -447,3 +447,66 @@ def test_the_lenient_reader() -> None:
     for bad in ("name: [unclosed", "just text", "items:\n  - a: 1\n", "a: b\n  - c\n"):
         with pytest.raises(ValueError):
             lenient_mapping(bad)
+
+
+def test_odd_shapes_are_skipped_never_a_crash(run: Run, tmp_path: Path, store: Store) -> None:
+    root = tmp_path / "odd"
+    files = {
+        "journal/data/decisions.jsonl": '{"id": ["x"], "decision": "list id"}\n'
+        '{"id": "dec-00000001", "decision": {"a": 1}}\n'
+        '{"id": "dec-00000002", "decision": "Kept", "timestamp": "yesterday-ish"}\n'
+        '{"id": "dec-00000003", "decision": "Fine", "timestamp": "2026-01-02T03:04:05Z",'
+        ' "tags": "one", "entities": [1, "x"], "related_decisions": ["dec-gone"]}\n',
+        "patterns/data/patterns.yaml": "patterns:\n  - name: no id here\n  - id: [1, 2]\n"
+        "    name: list id\n  - 7\nanti_patterns: {}\n",
+        "failures/data/failures.jsonl": '{"id": "fail-00000001", "error_type": "Timeout",'
+        ' "error_message": "m", "step": {"deep": 1}, "timestamp": "2026-01-02T03:04:05Z"}\n',
+        "intent/data/goals/goal-1.yaml": "- just\n- a list\n",
+        "transfer/data/sessions/session-odd.json": "[1, 2]",
+        "registry/data/metadata.yaml": "version: '1.0'\nmetadata:\n  svc:\n    name: other\n"
+        "    role: api\n  odd: 5\n",
+        "registry/data/contracts.yaml": "contracts:\n  task:\n    location: x.md\n",
+        "graph/data/graph.json": json.dumps(
+            {
+                "nodes": {"n1": {"type": ["decision"], "name": "dec-00000003"}, "n2": 5},
+                "edges": [
+                    7,
+                    {"from": "n1", "to": "n2", "relation": "causes"},
+                    {"from": "n1", "to": "zz", "relation": "fixes"},
+                ],
+            },
+            indent=2,
+        ),
+        "notes.txt": "hello",
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    doc = _import(run, root)
+    reasons = [(s["file"], s["reason"]) for s in doc["skipped"]]
+    assert ("journal/data/decisions.jsonl", "no id") in reasons
+    assert ("journal/data/decisions.jsonl", "a decision without decision text") in reasons
+    assert (
+        "journal/data/decisions.jsonl",
+        "timestamp is not an ISO-8601 time ('yesterday-ish')",
+    ) in reasons
+    assert ("patterns/data/patterns.yaml", "a pattern without an id") in reasons
+    assert ("patterns/data/patterns.yaml", "patterns entry is not a mapping") in reasons
+    goal = next(r for f, r in reasons if f == "intent/data/goals/goal-1.yaml")
+    assert goal.startswith("does not parse as YAML (not a mapping; line 1 is not 'key: value'")
+    assert ("transfer/data/sessions/session-odd.json", "not a JSON object") in reasons
+    assert (
+        "registry/data/contracts.yaml",
+        "contract 'task': lore has no record kind for interface contracts",
+    ) in reasons
+    assert ("graph/data/graph.json", "not an edge (from, to and relation)") in reasons
+    assert ("graph/data/graph.json", "edge n1 fixes zz: zz is not a node of graph.json") in reasons
+    assert doc["by_kind"] == {"decision": 1, "failure": 1, "project": 2}
+    decision = store.get("dec-00000003").to_dict()
+    assert (decision["tags"], decision["entities"]) == (["one"], ["x"])
+    assert decision["legacy"] == {"related_decisions": ["dec-gone"]}
+    assert store.get("fail-00000001").to_dict()["legacy"] == {"step": {"deep": 1}}
+    assert {p.id for p in store.records("project")} == {"svc", "odd"}
+    assert store.get("svc").to_dict()["role"] == "api"
+    assert {"file": "notes.txt", "reason": "not a file bash-lore writes"} in doc["ignored"]
+    assert json.loads(run("validate", "--json").stdout)["errors"] == 0

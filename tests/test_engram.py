@@ -414,7 +414,7 @@ def test_routed_recall_merges_both_stores_marked(run: Run, db: Path) -> None:
     run("engram", "sync")  # lore's shadows are never answered from Engram's side
     doc = _json(run("recall", "--routed", "what was I working on: refund rounding", "--json"))
     assert (doc["route"], doc["why"]) == ("engram-first", "working on")
-    assert doc["engram"] == {"db": str(db), "found": True}
+    assert doc["engram"] == {"db": str(db), "found": True, "error": None}
     assert [(r["store"], r["id"]) for r in doc["results"]][:1] == [("engram", "engram:1")]
     assert doc["results"][0]["item"]["topic"] == "debugging"
     assert "engram:3" not in [r["id"] for r in doc["results"]]  # expired
@@ -441,6 +441,12 @@ def test_routed_recall_without_engram_is_lore_alone(
     doc = _json(run("recall", "--routed", "integer cents", "--json"))
     assert doc["engram"]["found"] is False and doc["route"] == "both"
     assert {r["store"] for r in doc["results"]} == {"lore"}
+    other = tmp_path / "other.sqlite"
+    sqlite3.connect(other).execute("CREATE TABLE t(x)").connection.commit()
+    monkeypatch.setenv("CLAUDE_MEMORY_DB", str(other))
+    broken = run("recall", "--routed", "integer cents")
+    assert broken.exit_code == 0 and "lore    decision" in broken.stdout
+    assert "lore: Engram not asked: " in broken.stderr and "not an Engram database" in broken.stderr
 
 
 def test_a_bash_bridge_shadow_is_taken_over_not_duplicated(run: Run, db: Path) -> None:

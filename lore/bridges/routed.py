@@ -5,8 +5,8 @@ The route (``classify``): a question about what someone was doing ("what was I w
 on", "last session", preferences, debugging) asks Engram first; else one about decisions,
 patterns or failures ("why did we choose", "pitfalls", "error") asks lore first; else one
 about recent time ("yesterday", "today") asks Engram first; anything else takes from both
-in turn, lore's best first. Engram is only read, and
-a missing Engram database leaves lore's answer alone.
+in turn, lore's best first. Engram is only read; a missing or unreadable Engram
+database leaves lore's answer alone.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from lore.bridges import engram
+from lore.errors import LoreError
 from lore.store.core import Store
 
 # Checked in this order, on whole words, case-insensitively: phrases about what someone
@@ -161,22 +162,27 @@ def routed(
     where = engram.path(db)
     found = where.is_file()
     engram_side: list[dict[str, Any]] = []
+    problem = None
+    window = timeexpr.since(since), timeexpr.until(until)
     if found:
-        with engram.connect(where, write=False) as conn:
-            engram_side = search_engram(
-                conn,
-                query,
-                limit=limit,
-                since=timeexpr.since(since),
-                until=timeexpr.until(until),
-                now=clock.now_datetime().timestamp(),
-            )
+        try:
+            with engram.connect(where, write=False) as conn:
+                engram_side = search_engram(
+                    conn,
+                    query,
+                    limit=limit,
+                    since=window[0],
+                    until=window[1],
+                    now=clock.now_datetime().timestamp(),
+                )
+        except LoreError as exc:  # fail-soft: lore still answers
+            problem = exc.message
     results = merge(route, lore_side, engram_side)
     return {
         "query": query,
         "route": route,
         "why": why,
-        "engram": {"db": str(where), "found": found},
+        "engram": {"db": str(where), "found": found, "error": problem},
         "results": results[:limit] if limit else results,
     }
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lore.bulk.bashlore_map import Mapper
+from lore.bulk.bashlore_map import Mapper, Odd
 from lore.bulk.bashlore_read import Item, Reader
 from lore.errors import UsageError
 from lore.store.core import Store
@@ -245,7 +245,10 @@ def _map(reader: Reader, m: Mapper, report: BashImport) -> tuple[list[dict[str, 
     sessions: list[tuple[Item, dict[str, Any]]] = []
     for kind, fn, items in sources:
         for item in items:
-            mapped = fn(item)
+            try:
+                mapped = fn(item)
+            except Odd as exc:
+                mapped = str(exc)
             if isinstance(mapped, str):
                 report.kinds[kind]["found"] += 1
                 report.kinds[kind]["skipped"] += 1

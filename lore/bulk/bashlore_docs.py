@@ -83,7 +83,7 @@ def concept(m: Mapper, item: Item) -> dict[str, Any] | str:
     if not isinstance(name, str) or not name.strip():
         return "a concept without a name"
     legacy: dict[str, Any] = {}
-    out = m.start("concept", item, d["id"], d.get("created_at") or d.get("timestamp"))
+    out = m.start("concept", item, d.get("id"), d.get("created_at") or d.get("timestamp"))
     out["name"] = name
     out["description"] = text_of(d.get("definition") or d.get("description"))
     out["aliases"] = unique(strings(d.get("aliases")) + strings(d.get("aka")))
@@ -200,7 +200,8 @@ def projects(registry: dict[str, dict[str, Any]], file: str) -> list[Item]:
 
     meta = registry.get("metadata.yaml", {}).get("metadata")
     for name, data in (meta or {}).items() if isinstance(meta, dict) else ():
-        entry(str(name)).update(data if isinstance(data, dict) else {"metadata": data})
+        fields = data if isinstance(data, dict) else {"metadata": data}
+        entry(str(name)).update({k: v for k, v in fields.items() if k != "name"})
     deps = registry.get("relationships.yaml", {}).get("dependencies")
     for name, data in (deps or {}).items() if isinstance(deps, dict) else ():
         listed = data.get("depends_on") if isinstance(data, dict) else None

@@ -106,6 +106,7 @@ class Graph:
         na, nb = self.nodes.get(a), self.nodes.get(b)
         ta = na.get("type") if isinstance(na, dict) else None
         tb = nb.get("type") if isinstance(nb, dict) else None
+        ta, tb = (t if isinstance(t, str) else None for t in (ta, tb))
         if any(r == rel and f in ("*", ta) and t in ("*", tb) for r, f, t in BASH_DERIVED):
             self.derived += 1
             if rel == "references" and isinstance(na, dict) and isinstance(nb, dict):
@@ -155,7 +156,7 @@ class Graph:
 
     def _record(self, key: str, node: dict[str, Any]) -> str | None:
         kind, name = node.get("type"), text_of(node.get("name"))
-        if kind not in RECORD_NODES:
+        if not isinstance(kind, str) or kind not in RECORD_NODES:
             return None
         data = mapping(node.get("data"))
         ids = [v for k, v in data.items() if k.endswith("_id") and isinstance(v, str)]

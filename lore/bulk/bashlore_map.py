@@ -26,6 +26,10 @@ CONFIDENCE = ("preliminary", "confirmed", "contested", "superseded")
 DEPRECATED = "[DEPRECATED] "
 
 
+class Odd(Exception):
+    """An entry that cannot be mapped; its message is the reason it is skipped."""
+
+
 def prefix(kind: str) -> str:
     from lore.model import kind_class
 
@@ -80,7 +84,9 @@ class Mapper:
 
     # -- helpers -------------------------------------------------------------------
 
-    def start(self, kind: str, item: Item, original: str, time: Any) -> dict[str, Any]:
+    def start(self, kind: str, item: Item, original: Any, time: Any) -> dict[str, Any]:
+        if not isinstance(original, str) or not original.strip():
+            raise Odd(f"a {kind} without an id")
         data = item.data
         out: dict[str, Any] = {"kind": kind, "id": self.assign(kind, original)}
         if out["id"] != original:
@@ -149,7 +155,7 @@ class Mapper:
         if not isinstance(text, str) or not text.strip():
             return "a decision without decision text"
         legacy: dict[str, Any] = {}
-        out = self.start("decision", item, d["id"], d.get("timestamp"))
+        out = self.start("decision", item, d.get("id"), d.get("timestamp"))
         out["decision"] = text
         out["rationale"] = text_of(d.get("rationale"))
         out["alternatives"] = strings(d.get("alternatives"))
@@ -218,7 +224,7 @@ class Mapper:
         if not isinstance(name, str) or not name.strip():
             return "a pattern without a name"
         legacy: dict[str, Any] = {}
-        out = self.start("pattern", item, d["id"], d.get("created_at") or d.get("timestamp"))
+        out = self.start("pattern", item, d.get("id"), d.get("created_at") or d.get("timestamp"))
         deprecated = name.startswith(DEPRECATED) or d.get("deprecated") is True
         out["name"] = name[len(DEPRECATED) :] if name.startswith(DEPRECATED) else name
         if out["name"] != name:  # awk marked it in the name; lore has a status for that
@@ -250,7 +256,7 @@ class Mapper:
         if not isinstance(name, str) or not name.strip():
             return "an anti-pattern without a name"
         legacy: dict[str, Any] = {}
-        out = self.start("anti-pattern", item, d["id"], d.get("created_at") or d.get("timestamp"))
+        out = self.start("anti-pattern", item, d.get("id"), d.get("created_at") or d.get("timestamp"))
         out["name"] = name
         for key in ("symptom", "risk", "fix", "category"):
             out[key] = text_of(d.get(key))
@@ -274,7 +280,7 @@ class Mapper:
         if not isinstance(message, str) or not message.strip():
             return "a failure without an error message"
         legacy: dict[str, Any] = {}
-        out = self.start("failure", item, d["id"], d.get("timestamp"))
+        out = self.start("failure", item, d.get("id"), d.get("timestamp"))
         out["error_type"] = error_type
         out["error_message"] = message
         for key in ("tool", "step"):  # omitted when not given; step is a number when numeric
@@ -291,7 +297,7 @@ class Mapper:
         if not isinstance(content, str) or not content.strip():
             return "an observation without content"
         legacy: dict[str, Any] = {}
-        out = self.start("observation", item, d["id"], d.get("timestamp"))
+        out = self.start("observation", item, d.get("id"), d.get("timestamp"))
         out["content"] = content
         out["status"] = choice(
             d.get("status") or "raw", ("raw", "promoted", "discarded"), "raw", "status", legacy
@@ -315,7 +321,7 @@ class Mapper:
         if not isinstance(content, str) or not content.strip():
             return "evidence without content"
         legacy: dict[str, Any] = {}
-        out = self.start("evidence", item, d["id"], d.get("timestamp"))
+        out = self.start("evidence", item, d.get("id"), d.get("timestamp"))
         out["content"] = content
         out["provenance"] = text_of(d.get("provenance"))
         out["confidence"] = choice(

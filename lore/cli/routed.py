@@ -17,7 +17,9 @@ def routed_recall(app: App, text: str, as_json: bool, **options: Any) -> None:
     if not text:
         raise UsageError("nothing to recall: give a QUERY")
     doc = routed(app.store, text, **options)
-    if not doc["engram"]["found"]:
+    if doc["engram"]["error"]:
+        note(f"Engram not asked: {doc['engram']['error']}")
+    elif not doc["engram"]["found"]:
         note(engram.missing_message(engram.path()).replace("nothing to do", "lore only"))
     if as_json:
         emit_json(doc)
