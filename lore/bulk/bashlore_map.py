@@ -256,7 +256,8 @@ class Mapper:
         if not isinstance(name, str) or not name.strip():
             return "an anti-pattern without a name"
         legacy: dict[str, Any] = {}
-        out = self.start("anti-pattern", item, d.get("id"), d.get("created_at") or d.get("timestamp"))
+        time = d.get("created_at") or d.get("timestamp")
+        out = self.start("anti-pattern", item, d.get("id"), time)
         out["name"] = name
         for key in ("symptom", "risk", "fix", "category"):
             out[key] = text_of(d.get(key))
