@@ -205,7 +205,7 @@ def test_old_spellings_of_filters_still_filter(run: Run) -> None:
     assert run("graph", "unlink", old, new, "--relation", "relates_to").exit_code == 0
 
 
-GROUPS_WITH_HELP = ["graph", "graph add", "hooks", "transfer", "index"]
+GROUPS_WITH_HELP = ["graph", "graph add", "hooks", "transfer", "index", "engram"]
 
 
 @pytest.mark.parametrize("group", GROUPS_WITH_HELP)
