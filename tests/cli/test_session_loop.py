@@ -148,12 +148,13 @@ def test_session_end_keeps_the_manual_handoffs_open_items(user: User) -> None:
     assert (auto["next_steps"], auto["blockers"]) == (["finish middleware"], ["unclear key TTL"])
     assert auto["auto"]["carried_from"] == manual
     resumed = user.ok("resume").splitlines()
-    assert resumed[3:6] == [
+    # The note names where the carried items came from, then the transcript's own thread.
+    assert resumed[3:7] == [
         "- Next: finish middleware",
         "- Blocker: unclear key TTL",
+        f"  (open items carried over from {manual})",
         "- Open thread: Add a unique index",
     ]
-    assert resumed[6] == f"  (open items carried over from {manual})"
     # The next session's SessionStart context says the same.
     start = user.lore("hooks", "run", "session-start", stdin=json.dumps({"cwd": str(user.repo)}))
     context = json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
