@@ -123,7 +123,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "concepts": (
         "concepts:concepts_cmd",
-        "Propose concepts from clusters of similar records, and promote them.",
+        "List concepts, propose new ones from clusters of similar records, promote them.",
     ),
     "hooks": ("hooks:hooks_cmd", "Install or remove the Claude Code hooks (and run them)."),
     "mcp": ("mcp:mcp_cmd", "Run lore as an MCP server on stdio (for coding agents)."),
