@@ -510,10 +510,10 @@ def test_finding_a_few_ids_agrees_with_the_full_map(store: Store) -> None:
     store.revise(made[0], {"status": "discarded"})
     open_index(store)
     loaded = load(store.root)
-    assert loaded is not None and loaded._ids is None  # still the packed text
+    assert loaded is not None and loaded._ids._list is None  # still the packed text
     wanted = {*made[:3], made[-1], "obs-000000000000", "note"}
     fast = loaded.find_ids(wanted)
-    assert loaded._ids is None  # answered without splitting every id
+    assert loaded._ids._list is None  # answered without splitting every id
     assert fast == {rid: doc for rid, doc in loaded.by_id().items() if rid in wanted}
     assert set(fast) == {*made[:3], made[-1]}
 

@@ -357,10 +357,17 @@ def load(root: DataRoot, *, one_shot: bool = False) -> Snapshot | None:
     return snapshot
 
 
-def save(snapshot: Snapshot, root: DataRoot) -> bool:
-    """Write the snapshot atomically; best effort (a read-only cache only costs speed)."""
+def save(snapshot: Snapshot, root: DataRoot, store: Store | None = None) -> bool:
+    """Write the snapshot atomically; best effort (a read-only cache only costs speed).
+    The index changes it was refreshed with are written first (the snapshot names the
+    index's record numbers)."""
     from lore.storage.atomic import atomic_write
 
+    index = getattr(snapshot, "index", None)
+    if store is not None and index is not None:
+        from lore.index.persist import settle
+
+        settle(store, index)
     try:
         atomic_write(
             snapshot_path(root),
@@ -386,7 +393,7 @@ def open_graph(
     if snapshot is None:
         snapshot = Snapshot(str(store.path))
     if snapshot.refresh(store, progress) and (snapshot.full or snapshot.applied >= SAVE_AFTER):
-        save(snapshot, store.root)
+        save(snapshot, store.root, store)
     return snapshot
 
 
@@ -394,5 +401,5 @@ def rebuild(store: Store, progress: Progress | None = None) -> Snapshot:
     """Build the snapshot from nothing but the files, and save it."""
     snapshot = Snapshot(str(store.path))
     snapshot.refresh(store, progress)
-    save(snapshot, store.root)
+    save(snapshot, store.root, store)
     return snapshot

@@ -15,6 +15,8 @@ import orjson
 
 from lore import clock
 from lore.errors import LoreError
+from lore.index.packed import Packed
+from lore.index.packed import unpack as _unpack
 from lore.model import Dir, Log, Record, kind_class
 from lore.store.core import Store
 from lore.store.documents import read_fast
@@ -54,15 +56,6 @@ _NOT = bytes([1] + [0] * 255)  # translate table: 0 -> 1, anything else -> 0
 BLANKET_MIN_RECORDS = 3  # as lore.index.tagwords counts a project's blanket tags
 
 
-def _unpack(data: Any, code: str = "I") -> array:
-    """A growable array of ``code`` items from bytes, a memoryview or an array."""
-    column = array(code)
-    if isinstance(data, memoryview) and data.format != "B":
-        data = data.cast("B")  # a typed view of the file: frombytes wants plain bytes
-    column.frombytes(data)
-    return column
-
-
 class Columns:
     """Per-record metadata in columns, and term -> (record, weighted count) postings.
 
@@ -74,12 +67,9 @@ class Columns:
         self.root = root
         self.sources: dict[str, dict[str, Any]] = {}
         self.layout: dict[str, tuple[str, str]] = {}  # kind -> (its file or folder, suffix)
-        self._ids: list[str] | None = []  # None: not split from _ids_text yet
-        self._ids_text: Any = b""  # UTF-8, one id a line (a view into the file once loaded)
-        self._ids_at = array("I")  # the byte offset where each id starts in _ids_text
+        self._ids = Packed()  # every record's id, by record number
         self._frozen = False  # columns are read-only views until _thaw
-        self._titles: list[str] | None = []  # normalized titles of DEDUPE_KINDS, else ""
-        self._titles_raw: Any = b""  # the same, packed one a line (read on first use)
+        self._titles = Packed()  # normalized titles of DEDUPE_KINDS, else ""
         self.kinds = bytearray()
         self.hidden = bytearray()
         self.flags = bytearray()  # 1: a pending decision, an active goal, a closed session
@@ -108,7 +98,8 @@ class Columns:
         self._vocab: dict[str, tuple[int, int]] | None = {}  # term -> (offset, bytes) in blob
         self._vocab_raw: Any = None  # the marshalled vocabulary, read on first use
         self.blob: Any = b""
-        self.fresh: dict[str, array] = {}  # postings changed since the blob was written
+        self.fresh: dict[str, array] = {}  # postings that replace the blob's (a compaction)
+        self.more: dict[str, array] = {}  # postings added since the blob was written
         self.dead: set[int] = set()
         self._terms: list[str] | None = None
         self._codes: dict[str, dict[Any, int]] = {}
@@ -117,7 +108,8 @@ class Columns:
         self._blanket: set[int] | None = None  # blanket_contexts() answer
         self._docs: dict[tuple[str, bool, bool], list[int]] = {}  # docs() answers
         self._kind_bytes: bytes | None = None  # the kinds column as bytes, for docs()
-        self.changed = False
+        self.changed = False  # anything to save (records, or only what was checked)
+        self.edits = 0  # records added or killed since loading: what the index holds moved
         # Who numbered these records: a new index, or a compaction, draws a new one, so a
         # reader that remembers record numbers (the graph snapshot) knows they moved.
         self.build = clock.new_id("index")
@@ -131,41 +123,21 @@ class Columns:
         self.asks = bytearray(self.asks)
         for name, code in _ARRAYS.items():
             setattr(self, name, _unpack(getattr(self, name), code))
-        self._ids_at = _unpack(self._ids_at)
-        self._ids_text = bytes(self._ids_text)
 
     # -- reading -----------------------------------------------------------------------
 
     @property
     def ids(self) -> list[str]:
         """Every record's id, by record number (split from one string on first use)."""
-        if self._ids is None:
-            text = bytes(self._ids_text).decode("utf-8")
-            self._ids = text.split("\n") if text else []
-        return self._ids
+        return self._ids.strings()
 
     @ids.setter
     def ids(self, value: list[str]) -> None:
-        self._ids = value
+        self._ids = Packed.of(value)
 
     def id_of(self, doc: int) -> str:
         """One record's id, without splitting them all."""
-        if self._ids is not None:
-            return self._ids[doc]
-        start = self._ids_at[doc]
-        end = self._ids_at[doc + 1] - 1 if doc + 1 < len(self._ids_at) else len(self._ids_text)
-        return bytes(self._ids_text[start:end]).decode("utf-8")
-
-    def _packed_ids(self) -> dict[str, bytes]:
-        """The ids as one UTF-8 text and the byte offset where each starts."""
-        if self._ids is None:
-            return {"ids": bytes(self._ids_text), "ids_at": bytes(self._ids_at)}
-        encoded = [rid.encode("utf-8") for rid in self._ids]
-        starts, at = array("I"), 0
-        for rid in encoded:
-            starts.append(at)
-            at += len(rid) + 1
-        return {"ids": b"\n".join(encoded), "ids_at": starts.tobytes()}
+        return self._ids[doc]
 
     def _live_groups(self) -> list[int]:
         if self._group_counts is None:
@@ -209,10 +181,10 @@ class Columns:
     def titles(self) -> list[str]:
         """Each record's title as the near-duplicate check compares it (``""`` for kinds
         it does not check), by record number; split from the file on first use."""
-        if self._titles is None:
-            raw = bytes(self._titles_raw).decode("utf-8")
-            self._titles = raw.split("\n") if len(self.kinds) else []
-        return self._titles
+        return self._titles.strings()
+
+    def title_of(self, doc: int) -> str:
+        return self._titles[doc]
 
     @property
     def vocab(self) -> dict[str, tuple[int, int]]:
@@ -240,21 +212,25 @@ class Columns:
     def vocabulary(self) -> list[str]:
         """Every term, sorted."""
         if self._terms is None:
-            if self.fresh and not self.fresh.keys() <= self.vocab.keys():
-                self._terms = sorted(self.vocab.keys() | self.fresh.keys())
+            extra = self.fresh.keys() | self.more.keys()
+            if extra and not extra <= self.vocab.keys():
+                self._terms = sorted(self.vocab.keys() | extra)
             else:
                 self._terms = list(self.vocab)  # written in sorted order
         return self._terms
 
     def postings_of(self, term: str) -> array | None:
-        """``array('I')`` of alternating record number and weighted term count."""
+        """``array('I')`` of alternating record number and weighted term count, by
+        record number."""
         column = self.fresh.get(term)
-        if column is not None:
+        if column is None:
+            where = self.vocab.get(term)
+            if where is not None:
+                column = _unpack(self.blob[where[0] : where[0] + where[1]])
+        added = self.more.get(term)
+        if added is None:
             return column
-        where = self.vocab.get(term)
-        if where is None:
-            return None
-        return _unpack(self.blob[where[0] : where[0] + where[1]])
+        return column + added if column is not None else array("I", added)
 
     def posting(self, table: str, name: str) -> array:
         """The records of one tag or entity (``table`` "tags" or "entities"), dead included."""
@@ -304,13 +280,13 @@ class Columns:
         text; splitting all of them into a dictionary costs tens of milliseconds on a
         big index. Many ids, or an index already split, use the dictionary.
         """
-        if self._ids is not None or self._by_id is not None or len(wanted) > 16:
+        if self._by_id is not None or len(wanted) > 16:
             by_id = self.by_id()
             return {rid: by_id[rid] for rid in wanted if rid in by_id}
         from bisect import bisect_left
 
-        text = b"\n" + bytes(self._ids_text) + b"\n"  # id k sits after text[_ids_at[k]]
-        starts, dead = self._ids_at, self.dead
+        text = b"\n" + bytes(self._ids.text) + b"\n"  # id k sits after text[at[k]]
+        starts, dead = self._ids.at, self.dead
         found: dict[str, int] = {}
         for rid in wanted:
             needle = b"\n" + rid.encode("utf-8") + b"\n"

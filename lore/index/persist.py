@@ -10,12 +10,17 @@ from pathlib import Path
 from typing import Any
 
 from lore.index.columns import _ARRAYS, SEARCH_KINDS
+from lore.index.packed import Packed
 from lore.index.refresh import Refreshable
 from lore.paths import DataRoot
 from lore.store.core import Store
 
-INDEX_SCHEMA = 13
+INDEX_SCHEMA = 14
 MAGIC = b"LOREIDX\x00"
+# Records re-indexed since the file was written before a read rewrites the file: until
+# then each read re-applies those few changes in memory (cheaper than rewriting tens of
+# megabytes after every capture).
+SAVE_AFTER = 64
 
 
 def _packed(value: Any) -> bytes:
@@ -56,9 +61,14 @@ class Index(Refreshable):
             column = self.fresh.get(term)
             if column is not None:
                 data = column.tobytes()
-            else:
+            elif term in self.vocab:
                 start, size = self.vocab[term]
                 data = bytes(self.blob[start : start + size])
+            else:
+                data = b""
+            added = self.more.get(term)
+            if added is not None:
+                data += added.tobytes()
             if data:
                 vocab[term] = (offset, len(data))
                 chunks.append(data)
@@ -69,8 +79,8 @@ class Index(Refreshable):
         for name, data in (
             ("vocab", marshal.dumps(vocab)),
             ("entities", marshal.dumps({k: _packed(v) for k, v in self.entities.items()})),
-            ("titles", "\n".join(self.titles).encode("utf-8")),
-            *self._packed_ids().items(),
+            *zip(("ids", "ids_at"), self._ids.tobytes()),
+            *zip(("titles", "titles_at"), self._titles.tobytes()),
             ("kinds", bytes(self.kinds)),
             ("hidden", bytes(self.hidden)),
             ("flags", bytes(self.flags)),
@@ -135,8 +145,7 @@ class Index(Refreshable):
             index = cls(root)
             index.sources = meta["sources"]
             index.layout = meta["layout"]
-            index._ids, index._ids_text = None, column("ids")
-            index._ids_at = column("ids_at", "I")  # type: ignore[assignment]
+            index._ids = Packed(column("ids"), column("ids_at", "I"))
             index._group_counts = meta["group_counts"]
             index._blanket = set(meta["blanket"])
             index.kinds = column("kinds")  # type: ignore[assignment]
@@ -162,15 +171,15 @@ class Index(Refreshable):
             index.blob = view[base + meta["columns"] :]
             index._vocab, index._vocab_raw = None, column("vocab")
             index._entities, index._entities_raw = None, column("entities")
-            index._titles, index._titles_raw = None, column("titles")
+            index._titles = Packed(column("titles"), column("titles_at", "I"))
             index._frozen = True
             n = len(index.kinds)
-            columns = (*_ARRAYS, "hidden", "flags", "asks", "_ids_at")
+            columns = (*_ARRAYS, "hidden", "flags", "asks")
             if not all(len(getattr(index, c)) == n for c in columns):
                 return None
-            if len(index.blob) != meta["blob"]:  # truncated, or a stray write
+            if len(index._ids) != n or len(index._titles) != n:
                 return None
-            if n and bytes(index._titles_raw).count(b"\n") != n - 1:
+            if len(index.blob) != meta["blob"]:  # truncated, or a stray write
                 return None
             if len(index._group_counts) != len(index.groups):
                 return None
@@ -203,6 +212,7 @@ def save(index: Index, root: DataRoot) -> bool:
     except OSError:
         return False
     index.changed = False
+    index.edits = 0
     return True
 
 
@@ -240,11 +250,34 @@ def open_index(store: Store) -> Index:
         if store.kept is not None:
             store.kept["index"] = index
     elif index.refresh(store):
-        if store.kept is None:
-            save(index, store.root)
-        else:
+        if store.kept is not None:
             store.kept["dirty"] = True
+        elif index.edits >= SAVE_AFTER:
+            save(index, store.root)
     return index
+
+
+def settle(store: Store, index: Index) -> None:
+    """Write ``index`` if it holds changes its file does not (a reader that keeps record
+    numbers, the graph snapshot, must find the same numbers next time)."""
+    if index.edits and store.kept is None:
+        save(index, store.root)
+
+
+def state(store: Store, index: Index) -> list[Any]:
+    """What the index holds, as a key for answers derived from it: the file's (size,
+    mtime, inode), plus a digest of the files' states when changes were applied in
+    memory since (the same files always give the same index)."""
+    try:
+        st = index_path(store.root).stat()
+    except OSError:
+        return []
+    stamp: list[Any] = [st.st_size, st.st_mtime_ns, st.st_ino]
+    if index.edits:
+        from lore.index.refresh import _digest
+
+        stamp.append(_digest(marshal.dumps(index.sources)).hex())
+    return stamp
 
 
 def save_kept(store: Store) -> bool:
@@ -277,7 +310,9 @@ def status(store: Store) -> dict[str, Any]:
             if doc not in stored.dead:
                 counts[SEARCH_KINDS[code]] = counts.get(SEARCH_KINDS[code], 0) + 1
         probe = load(store.root)  # refreshing changes it in memory only
-        fresh = probe is not None and not probe.refresh(store)
+        if probe is not None:
+            probe.refresh(store)
+        fresh = probe is not None and not probe.edits
     return {
         "path": str(path),
         "exists": path.is_file(),

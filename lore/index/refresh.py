@@ -33,11 +33,14 @@ class Refreshable(Writable):
 
     def refresh(self, store: Store, kinds: tuple[str, ...] = SEARCH_KINDS) -> bool:
         """Bring the index up to date with the files (of ``kinds``: each kind's freshness
-        is tracked on its own); True if anything changed."""
+        is tracked on its own); True if anything changed.
+
+        A document folder is checked through the root's watcher (``lore.index.watch``):
+        only the names it reports as changed since this kind was last brought up to date
+        are read again. Without a watcher's answer, every file is checked (a stat each).
+        """
         self.changed = False
-        # A long-lived process may watch the document folders (lore.index.watch): a folder
-        # with no event since its last full check needs no stat per document.
-        watch = store.kept.get("watch") if store.kept is not None else None
+        token, news = self._news(store, kinds)
         for kind in kinds:
             where = self.layout.get(kind)
             if where is None:  # a new index: ask the kind where its records live
@@ -48,15 +51,45 @@ class Refreshable(Writable):
             path, suffix = where
             # Known locations: a kind's module is imported only if its files changed.
             if suffix:
-                if watch is not None and kind in self.sources and watch.quiet(path):
-                    continue
-                self._refresh_dir(kind, Path(path), suffix)
+                source = self.sources.get(kind)
+                if news is None or source is None or source.get("token") is None:
+                    self._refresh_dir(kind, Path(path), suffix)
+                elif path in news:
+                    names = news[path]
+                    if names is None:
+                        self._refresh_dir(kind, Path(path), suffix)
+                    else:
+                        self._refresh_names(kind, Path(path), suffix, names)
+                # From ``token`` on, the watcher tells: a full check was made after it.
+                if self.sources[kind].get("token") != (token or None):
+                    self.sources[kind]["token"] = token or None
+                    self.changed = True
             else:
                 self._refresh_log(kind, Path(path))
         dead = len(self.dead)
         if dead >= COMPACT_MIN_DEAD and dead > COMPACT_DEAD_SHARE * len(self.kinds):
             self.compact()
         return self.changed
+
+    def _news(self, store: Store, kinds: tuple[str, ...]) -> tuple[str, Any]:
+        """The watcher's answer for the document kinds among ``kinds``: asked with the
+        oldest of their tokens (changes since it cover changes since the newer ones)."""
+        from lore.index.watch import changes
+
+        tokens = set()
+        for kind in kinds:
+            where = self.layout.get(kind)
+            if where is not None and not where[1]:
+                continue  # a log: one stat tells
+            source = self.sources.get(kind)
+            tokens.add(source.get("token") if source is not None else None)
+        if not tokens:
+            return "", None
+        known = [t for t in tokens if t]
+        gens = {t.partition(".")[0] for t in known}
+        # Tokens of different watchers: nothing to ask with (a full check follows).
+        oldest = min(known, key=_seq) if len(gens) == 1 else None
+        return changes(store, oldest)
 
     # -- logs --
 
@@ -170,7 +203,9 @@ class Refreshable(Writable):
         The names are kept in directory order, so an unchanged directory costs one
         listing and one stat per file (the stat calls are most of a warm query's time).
         """
-        source = self.sources.get(kind) or {"names": "", "fps": b"", "docs": b""}
+        source = self.sources.get(kind)
+        if source is None:
+            source = self.sources[kind] = {"names": "", "fps": b"", "docs": b""}
         names: list[str] = source["names"].split("\n") if source["names"] else []
         fps = _unpack(source["fps"], "q")
         with _Listing(path) as listing:
@@ -192,18 +227,30 @@ class Refreshable(Writable):
                     return
             docs = _unpack(source["docs"], "i")
             old = {name: (tuple(fps[3 * k : 3 * k + 3]), docs[k]) for k, name in enumerate(names)}
+            racy: dict[str, bytes] = source.get("racy") or {}
             new_names, new_fps, new_docs = [], array("q"), array("i")
+            new_racy: dict[str, bytes] = {}
             for name in listed:
                 st = listing.stat(name)
                 if st is None or not stat.S_ISREG(st.st_mode):
                     continue
-                fp = (st.st_size, st.st_mtime_ns, st.st_ino)
+                fp = _fingerprint(st, listed_at)
                 previous = old.pop(name, None)
-                if previous is not None and previous[0] == fp:
+                digest = _file_digest(path / name) if fp[1] < 0 or name in racy else None
+                if previous is not None and previous[0] == fp and fp[1] >= 0:
                     doc = previous[1]
+                elif (
+                    previous is not None
+                    and (previous[0][0], previous[0][2]) == (fp[0], fp[2])
+                    and digest is not None
+                    and racy.get(name) == digest
+                ):
+                    doc = previous[1]  # recorded too close to a write, and still the same
                 else:
                     self._kill(previous[1] if previous is not None else -1)
                     doc = self._add_document(kind_class(kind), path / name)
+                if fp[1] < 0 and digest is not None:
+                    new_racy[name] = digest
                 new_names.append(name)
                 new_fps.extend(fp)
                 new_docs.append(doc)
@@ -214,7 +261,53 @@ class Refreshable(Writable):
             "fps": new_fps.tobytes(),
             "docs": new_docs.tobytes(),
             "dir": _settled(here, listed_at),
+            "racy": new_racy,
         }
+        self.changed = True
+
+    def _refresh_names(self, kind: str, path: Path, suffix: str, news: frozenset[str]) -> None:
+        """Re-read the documents the watcher named (changed, new or gone), and only them."""
+        source = self.sources[kind]
+        wanted = sorted(n for n in news if n.endswith(suffix))
+        if not wanted:
+            return
+        names: list[str] = source["names"].split("\n") if source["names"] else []
+        fps = _unpack(source["fps"], "q")
+        docs = _unpack(source["docs"], "i")
+        where = {name: k for k, name in enumerate(names)}
+        cls = kind_class(kind)
+        gone: set[int] = set()
+        now = time.time_ns()
+        for name in wanted:
+            k = where.get(name)
+            try:
+                st: os.stat_result | None = os.stat(path / name)
+            except OSError:
+                st = None
+            if k is not None:
+                self._kill(docs[k])
+            if st is None or not stat.S_ISREG(st.st_mode):
+                if k is not None:
+                    gone.add(k)
+                continue
+            doc = self._add_document(cls, path / name)
+            fp = _fingerprint(st, now)
+            if k is None:
+                names.append(name)
+                fps.extend(fp)
+                docs.append(doc)
+            else:
+                fps[3 * k : 3 * k + 3] = array("q", fp)
+                docs[k] = doc
+        if gone:
+            keep = [k for k in range(len(names)) if k not in gone]
+            names = [names[k] for k in keep]
+            fps = array("q", (v for k in keep for v in fps[3 * k : 3 * k + 3]))
+            docs = array("i", (docs[k] for k in keep))
+        source.update(names="\n".join(names), fps=fps.tobytes(), docs=docs.tobytes())
+        if source.get("racy"):
+            source["racy"] = {k: v for k, v in source["racy"].items() if k not in news}
+        source["dir"] = None  # the folder's own fingerprint no longer vouches for the names
         self.changed = True
 
     def _add_document(self, cls: type[Record], file: Path) -> int:
@@ -298,6 +391,19 @@ class _Listing:
 SETTLE_NS = 2_000_000_000  # a directory changed this recently may change again unseen
 
 
+RACY_NS = 50_000_000  # a file time this close to now may tick again without moving
+
+
+def _fingerprint(st: os.stat_result, seen_at: int) -> tuple[int, int, int]:
+    """A document's (size, mtime, inode); an mtime too close to ``seen_at`` is recorded
+    as -1, so the next check reads the file again: file times tick coarsely (a kernel
+    tick; whole seconds on some file systems), and an edit in place that keeps the size
+    within the same tick would otherwise go unseen."""
+    mtime = st.st_mtime_ns
+    window = SETTLE_NS if mtime % 1_000_000_000 == 0 else RACY_NS
+    return (st.st_size, -1 if mtime > seen_at - window else mtime, st.st_ino)
+
+
 def _settled(fingerprint: tuple[int, int] | None, listed_at: int) -> tuple[int, int] | None:
     """The directory fingerprint to trust next time, or None when it is too fresh.
 
@@ -308,6 +414,19 @@ def _settled(fingerprint: tuple[int, int] | None, listed_at: int) -> tuple[int, 
     if fingerprint is None or fingerprint[0] > listed_at - SETTLE_NS:
         return None
     return fingerprint
+
+
+def _seq(token: str) -> int:
+    seq = token.partition(".")[2]
+    return int(seq) if seq.isdigit() else 0
+
+
+def _file_digest(file: Path) -> bytes | None:
+    try:
+        with open(file, "rb") as handle:
+            return _digest(handle.read())
+    except OSError:
+        return None
 
 
 def _digest(data: bytes) -> bytes:

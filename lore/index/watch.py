@@ -1,117 +1,173 @@
-"""Change notification for the document folders (Linux inotify), so a long-lived process
-(``lore mcp``) can skip the stat per document when nothing in a folder changed since its
-last full check. Anywhere inotify is missing or fails, every check is a full one.
+"""What changed in a data root's folders since a token, for the index's refresh: asked of
+the process's own watcher (a long-lived process keeps one in ``store.kept``) or of the
+root's watcher daemon (``lore.index.watchd``; the console script starts it when absent).
 """
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import ctypes.util
 import os
-import struct
-from typing import Any
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-# <sys/inotify.h>
-IN_MODIFY = 0x002
-IN_ATTRIB = 0x004
-IN_CLOSE_WRITE = 0x008
-IN_MOVED_FROM = 0x040
-IN_MOVED_TO = 0x080
-IN_CREATE = 0x100
-IN_DELETE = 0x200
-IN_DELETE_SELF = 0x400
-IN_MOVE_SELF = 0x800
-IN_Q_OVERFLOW = 0x4000
-IN_IGNORED = 0x8000
-IN_NONBLOCK = os.O_NONBLOCK
-IN_CLOEXEC = os.O_CLOEXEC
-MASK = (
-    IN_MODIFY
-    | IN_ATTRIB
-    | IN_CLOSE_WRITE
-    | IN_MOVED_FROM
-    | IN_MOVED_TO
-    | IN_CREATE
-    | IN_DELETE
-    | IN_DELETE_SELF
-    | IN_MOVE_SELF
-)
-_EVENT = struct.Struct("iIII")  # wd, mask, cookie, len (then len bytes of name)
+from lore.model import Dir, kinds
+from lore.paths import DataRoot
+from lore.store.core import Store
+
+if TYPE_CHECKING:
+    from lore.storage.watch import Changes, Watcher
+
+SOCKET = "watch.sock"
+LOCK = "watch.lock"
+OFF = "watch.off"  # the daemon could not watch this root: not started again for a while
+OFF_SECONDS = 3600.0
+TIMEOUT = 2.0  # seconds to wait for the daemon's answer before checking every file
+_MAX_ADDRESS = 100  # a Unix socket's path is limited to about 107 bytes
 
 
-class FolderWatch:
-    """Which watched folders may have changed since their last full check.
+def enabled() -> bool:
+    """``LORE_WATCH=0`` turns watching off: every read then checks every file."""
+    return os.environ.get("LORE_WATCH", "").strip().lower() not in ("0", "off", "no", "false")
 
-    ``quiet(path)`` is True only when ``path`` was watched before its last full check and
-    no event arrived since; it then stays quiet until the next event. A folder that is
-    not quiet is marked checked by ``quiet`` itself (before the caller's check runs), so
-    an event during that check is seen next time.
-    """
 
-    def __init__(self) -> None:
-        self.fd = -1
-        self.libc: Any = None
-        self.paths: dict[str, int] = {}  # folder -> watch descriptor
-        self.folders: dict[int, str] = {}
-        self.dirty: set[str] = set()
-        name = ctypes.util.find_library("c")
-        if not name or not hasattr(os, "O_NONBLOCK"):
-            return
-        with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL(name, use_errno=True)
-            fd = libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
-            if fd >= 0:
-                self.libc, self.fd = libc, fd
+def folders(store: Store) -> list[str]:
+    """Every folder holding records: each document kind's own, each log's and map's."""
+    out = []
+    for cls in kinds().values():
+        where = store.location(cls)
+        out.append(str(where if isinstance(cls.KIND.storage, Dir) else where.parent))
+    return sorted(set(out))
 
-    def quiet(self, path: str) -> bool:
-        if self.fd < 0:
-            return False
-        self._drain()
-        if path not in self.paths:
-            wd = self.libc.inotify_add_watch(self.fd, os.fsencode(path), MASK)
-            if wd < 0:
-                return False  # missing or unreadable: check it in full every time
-            self.paths[path], self.folders[wd] = wd, path
-            return False  # watched from now on: this check must be a full one
-        if path in self.dirty:
-            self.dirty.discard(path)
-            return False
-        return True
 
-    def _drain(self) -> None:
+def kept_watcher(store: Store) -> Watcher | None:
+    """A watcher for a long-lived process to keep (None when watching is off)."""
+    from lore.storage.watch import Watcher
+
+    return Watcher(folders(store)) if enabled() else None
+
+
+def changes(store: Store, token: str | None) -> tuple[str, Changes | None]:
+    """(a token for next time, what changed since ``token``: folder -> names, None for a
+    whole folder), or ("", None) when nobody can tell: then the caller checks every file."""
+    if not enabled():
+        return "", None
+    kept = store.kept
+    if kept is not None:
+        watcher = kept.get("watch")
+        return watcher.since(token) if watcher is not None else ("", None)
+    return ask(store.root, token)
+
+
+def ask(root: DataRoot, token: str | None) -> tuple[str, Changes | None]:
+    """The root's watcher daemon's answer; starts one (console script only) when none runs."""
+    import _socket
+
+    import orjson
+
+    local = root.local
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    sock.settimeout(TIMEOUT)
+    dir_fd = -1
+    try:
+        address, dir_fd = _address(local)
+        try:
+            sock.connect(address)
+        except (FileNotFoundError, ConnectionRefusedError):
+            start(root)
+            return "", None
+        sock.sendall(b"since " + (token or "-").encode("utf-8", "replace") + b"\n")
+        chunks = []
         while True:
-            try:
-                data = os.read(self.fd, 65536)
-            except BlockingIOError:
-                return
-            except OSError:
-                self.close()
-                return
+            data = sock.recv(262144)
             if not data:
-                return
-            offset = 0
-            while offset + _EVENT.size <= len(data):
-                wd, mask, _, length = _EVENT.unpack_from(data, offset)
-                offset += _EVENT.size + length
-                if mask & IN_Q_OVERFLOW:  # events were lost: trust nothing
-                    self.dirty.update(self.paths)
-                    continue
-                path = self.folders.get(wd)
-                if path is None:
-                    continue
-                self.dirty.add(path)
-                if mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF):
-                    # The folder itself went away or moved: watch whatever is there next.
-                    self.folders.pop(wd, None)
-                    self.paths.pop(path, None)
-                    with contextlib.suppress(OSError):
-                        self.libc.inotify_rm_watch(self.fd, wd)
+                break
+            chunks.append(data)
+        reply = orjson.loads(b"".join(chunks))
+    except (OSError, ValueError):  # no daemon, a slow one, a garbled answer: check it all
+        return "", None
+    finally:
+        sock.close()
+        if dir_fd >= 0:
+            os.close(dir_fd)
+    return _parse(reply)
 
-    def close(self) -> None:
-        if self.fd >= 0:
-            with contextlib.suppress(OSError):
-                os.close(self.fd)
-        self.fd = -1
-        self.paths.clear()
-        self.folders.clear()
+
+def _parse(reply: Any) -> tuple[str, Changes | None]:
+    if not isinstance(reply, dict) or not isinstance(reply.get("token"), str):
+        return "", None
+    found = reply.get("changes")
+    if not isinstance(found, dict):
+        return reply["token"], None
+    out: Changes = {}
+    for folder, names in found.items():
+        out[folder] = frozenset(names) if isinstance(names, list) else None
+    return reply["token"], out
+
+
+def _address(local: Path) -> tuple[str, int]:
+    """The socket's address, and a descriptor to close afterwards: a path too long for a
+    Unix socket is reached through the open folder (``/proc/self/fd/N/watch.sock``)."""
+    path = str(local / SOCKET)
+    if len(path.encode()) <= _MAX_ADDRESS:
+        return path, -1
+    fd = os.open(local, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    return f"/proc/self/fd/{fd}/{SOCKET}", fd
+
+
+def start(root: DataRoot) -> bool:
+    """Start the root's watcher daemon in the background (a new session, no terminal), if
+    this is the ``lore`` console script on Linux, watching is on, and no daemon is starting
+    or gave up on this root lately. The caller checks every file this time."""
+    if "lore.launch" not in sys.modules or not sys.platform.startswith("linux"):
+        return False
+    if not enabled():
+        return False
+    local = root.local
+    try:
+        st = os.stat(local / OFF)
+        if st.st_mtime > _now() - OFF_SECONDS:
+            return False
+    except OSError:
+        pass
+    if _starting(local):
+        return False
+    null = os.devnull
+    code = "from lore.index.watchd import main; main()"
+    try:
+        os.posix_spawn(
+            sys.executable,
+            [sys.executable, "-I", "-c", code, str(root.path), str(local)],
+            os.environ,
+            file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
+                (os.POSIX_SPAWN_OPEN, 2, null, os.O_WRONLY, 0),
+            ],
+            setsid=True,
+        )
+    except (OSError, AttributeError, NotImplementedError):
+        return False
+    return True
+
+
+def _starting(local: Path) -> bool:
+    """Whether a daemon holds the root's lock (it is starting, or serving)."""
+    import fcntl
+
+    try:
+        fd = os.open(local / LOCK, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def _now() -> float:
+    import time
+
+    return time.time()

@@ -12,6 +12,7 @@ from typing import Any
 from lore import clock
 from lore.index import analyze, weight
 from lore.index.columns import _ARRAYS, DEDUPE_KINDS, SEARCH_KINDS, Columns, _unpack
+from lore.index.packed import Packed
 from lore.model import Record
 
 
@@ -44,12 +45,13 @@ class Writable(Columns):
             for term in analyze.terms(legacy):
                 counts[term] += 1
                 length += 1
-        fresh = self.fresh
+        more = self.more
         for term, count in counts.items():
-            column = fresh.get(term)
+            column = more.get(term)
             if column is None:
-                column = fresh[term] = self.postings_of(term) or array("I")
-                self._terms = None
+                column = more[term] = array("I")
+                if self._terms is not None and term not in self.vocab and term not in self.fresh:
+                    self._terms = None  # a new term: the sorted vocabulary is rebuilt
             column.extend((doc, count))
         entities = getattr(record, "entities", None)
         for table, names in (("tags", record.tags), ("entities", entities)):
@@ -60,9 +62,9 @@ class Writable(Columns):
                     if column is None or isinstance(column, bytes):
                         column = postings[name] = _unpack(column or b"")
                     column.append(doc)
-        self.ids.append(record.id)
+        self._ids.append(record.id)
         title = getattr(record, kind.title, "") if kind.name in DEDUPE_KINDS else ""
-        self.titles.append(analyze.normalize(title) if isinstance(title, str) else "")
+        self._titles.append(analyze.normalize(title) if isinstance(title, str) else "")
         self.kinds.append(SEARCH_KINDS.index(kind.name))
         self.hidden.append(1 if record.hidden else 0)
         self.flags.append(_flag(record))
@@ -95,6 +97,7 @@ class Writable(Columns):
         self._docs = {}
         self._kind_bytes = None
         self.changed = True
+        self.edits += 1
         return doc
 
     def _kill(self, doc: int) -> None:
@@ -108,6 +111,7 @@ class Writable(Columns):
         if self._by_id is not None and self._by_id.get(self.id_of(doc)) == doc:
             del self._by_id[self.id_of(doc)]
         self.changed = True
+        self.edits += 1
 
     def _kill_kind(self, kind: str) -> None:
         code = SEARCH_KINDS.index(kind)
@@ -122,7 +126,7 @@ class Writable(Columns):
         for new, old in enumerate(keep):
             remap[old] = new
         self.ids = [self.ids[d] for d in keep]
-        self._titles = [self.titles[d] for d in keep]
+        self._titles = Packed.of([self.titles[d] for d in keep])
         self.kinds = bytearray(self.kinds[d] for d in keep)
         self.hidden = bytearray(self.hidden[d] for d in keep)
         self.flags = bytearray(self.flags[d] for d in keep)
@@ -144,7 +148,7 @@ class Writable(Columns):
                     kept.append(column[i + 1])
             if kept:
                 fresh[term] = kept
-        self.fresh, self.vocab, self.blob = fresh, {}, b""
+        self.fresh, self.more, self.vocab, self.blob = fresh, {}, {}, b""
         for table in ("tags", "entities"):
             kept_table: dict[str, Any] = {}
             for name, value in getattr(self, table).items():

@@ -1,8 +1,9 @@
 """The server's one store, opened on first use and kept for the life of the process.
 
-The store re-reads a file whenever its size, mtime or inode moved, and the search index it
-keeps in memory is refreshed from the files before each query, so what other processes
-write (the CLI, hooks, a git pull) is seen by the next call. No lock outlives a call.
+The server watches the root's folders (``lore.index.watch``): the store's cache and the
+search index it keeps in memory read again, before each call, the files that changed, so
+what other processes write (the CLI, hooks, a git pull, an editor) is seen by the next
+call. No lock outlives a call.
 """
 
 from __future__ import annotations
@@ -21,12 +22,12 @@ def configure(data_dir: str | None) -> None:
 def store() -> Store:
     global _store
     if _store is None:
-        from lore.index.watch import FolderWatch
+        from lore.index.watch import kept_watcher
 
         _store = Store(_data_dir)
-        # Keep the search index in memory between calls, and watch the document folders
-        # so an unchanged one costs no stat per document.
-        _store.kept = {"watch": FolderWatch()}
+        # Keep the search index in memory between calls, and watch the root's folders so
+        # a call reads again only the files that changed (no stat per document).
+        _store.kept = {"watch": kept_watcher(_store)}
     return _store
 
 
@@ -38,5 +39,7 @@ def close() -> None:
     from lore.index.persist import save_kept
 
     save_kept(_store)
-    _store.kept["watch"].close()
+    watcher = _store.kept.get("watch")
+    if watcher is not None:
+        watcher.close()
     _store = None

@@ -170,8 +170,10 @@ class Store:
 
     def _load(self, cls: type[Record]) -> dict[str, Record]:
         location = self.location(cls)
-        stamp = _stamp(location)
         cached = self._cache.get(cls.KIND.name)
+        stamp = self._watched_stamp(cls, location, cached) if self.kept else None
+        if stamp is None:
+            stamp = _stamp(location)
         if cached is not None and cached[0] == stamp:
             return cached[1]
         storage = cls.KIND.storage
@@ -189,6 +191,22 @@ class Store:
             self.issues[:] = [issue for issue in self.issues if id(issue) not in stale]
         self._cache[cls.KIND.name] = (stamp, records)
         return records
+
+    def _watched_stamp(self, cls: type[Record], location: Path, cached: Any) -> Any:
+        """A long-lived process's watcher (``kept["watch"]``, a ``lore.storage.watch``
+        Watcher) vouches for a document folder: the cached stamp when nothing in it changed
+        since, else a new one; None for a log or map file, or without a watcher's answer."""
+        watcher = (self.kept or {}).get("watch")
+        if watcher is None or not isinstance(cls.KIND.storage, Dir):
+            return None
+        old: Any = cached[0] if cached is not None else None
+        known = isinstance(old, tuple) and len(old) == 2 and old[0] == "watched"
+        token, news = watcher.since(old[1] if known else None)
+        if not token:
+            return None
+        if known and news is not None and str(location) not in news:
+            return old
+        return ("watched", token)
 
     def _load_log(self, cls: type[Record], path: Path) -> dict[str, Record]:
         with jsonl.gc_paused():  # a record per line, all kept: collections free nothing

@@ -1,11 +1,10 @@
-"""The timeline's answer cache: answers kept beside the search index for as long as the
-index file does not change (best effort: a cache only saves time; derived, machine-local).
+"""The timeline's answer cache: answers kept beside the search index for as long as what
+the index holds does not change (best effort: a cache only saves time; derived, local).
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 from pathlib import Path
 from typing import Any
 
@@ -17,22 +16,17 @@ CACHE_VERSION = 1
 CACHE_ENTRIES = 16  # answers kept beside the index (for its current state only)
 
 
-def key(store: Store, period: str | None, project: str | None, wanted: list[str]) -> list[Any]:
-    """The cache key of one question, stamped with the index file's state."""
-    return [CACHE_VERSION, _index_stamp(store), period, project, wanted]
+def key(
+    store: Store, index: Any, period: str | None, project: str | None, wanted: list[str]
+) -> list[Any]:
+    """The cache key of one question, stamped with the index's state."""
+    from lore.index.persist import state
+
+    return [CACHE_VERSION, state(store, index), period, project, wanted]
 
 
 def _cache_file(store: Store) -> Path:
     return store.root.index_file.with_name("timeline.json")
-
-
-def _index_stamp(store: Store) -> list[int]:
-    """The index file's (size, mtime, inode): it changes whenever the index does."""
-    try:
-        st = os.stat(store.root.index_file)
-    except OSError:
-        return []
-    return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
 def cached(store: Store, key: list[Any]) -> dict[str, Any] | None:

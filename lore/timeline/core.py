@@ -47,7 +47,7 @@ def timeline(
     wanted = searchable_kinds(list(kinds), refused="timeline does not count")
     span = timeexpr.period(period) if period else None
     idx = open_index(store)
-    key = cache.key(store, span.label if span else None, project, wanted)
+    key = cache.key(store, idx, span.label if span else None, project, wanted)
     cached = cache.cached(store, key)
     if cached is not None:
         return cached

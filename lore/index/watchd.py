@@ -1,0 +1,169 @@
+"""The watcher daemon: one background process per data root that watches its folders
+(``lore.storage.watch``) and tells each short-lived ``lore`` what changed since its token,
+over a Unix socket in the root's machine-local folder. Started by ``lore.index.watch.start``.
+
+It exits when idle for IDLE_SECONDS, when the root or its socket goes away, or on SIGTERM.
+Only one runs per root: it holds ``watch.lock`` for its whole life.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import select
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+
+import orjson
+
+from lore.index.watch import LOCK, OFF, SOCKET, folders
+from lore.storage.watch import Watcher
+
+IDLE_SECONDS = 1800.0
+CHECK_SECONDS = 30.0  # how often an idle daemon looks for its root and socket
+REQUEST_SECONDS = 1.0  # a client that has not sent its request by then is dropped
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``ROOT LOCAL``: watch the data root ROOT, serving on LOCAL/watch.sock."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2:
+        return 2
+    root, local = Path(args[0]), Path(args[1])
+    with contextlib.suppress(OSError):
+        os.chdir("/")
+    try:
+        local.mkdir(parents=True, exist_ok=True)
+        lock = os.open(local / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return 1
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return 0  # another daemon serves this root
+    from lore.store.core import Store
+
+    watcher = Watcher(folders(Store(root)))
+    if not watcher.available:
+        _give_up(local, "inotify is not available")
+        return 0
+    try:
+        server = _listen(local)
+    except OSError as exc:
+        _give_up(local, f"cannot listen on {local / SOCKET}: {exc}")
+        return 0
+    with contextlib.suppress(OSError):
+        os.ftruncate(lock, 0)
+        os.write(lock, f"{os.getpid()}\n".encode())
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    mine = _identity(local / SOCKET)
+    try:
+        serve(watcher, server, root, local / SOCKET, mine)
+    finally:
+        if mine is not None and _identity(local / SOCKET) == mine:  # still ours
+            with contextlib.suppress(OSError):
+                os.unlink(local / SOCKET)
+        server.close()
+        watcher.close()
+    return 0
+
+
+def serve(
+    watcher: Watcher,
+    server: socket.socket,
+    root: Path,
+    path: Path,
+    mine: tuple[int, int] | None,
+) -> None:
+    """Answer requests and keep the journal current until idle or orphaned."""
+    poller = select.poll()
+    poller.register(watcher.fileno(), select.POLLIN)
+    poller.register(server.fileno(), select.POLLIN)
+    last = time.monotonic()
+    while True:
+        ready = poller.poll(CHECK_SECONDS * 1000)
+        for fd, _ in ready:
+            if fd == watcher.fileno():
+                watcher.drain()
+            else:
+                _answer(watcher, server)
+                last = time.monotonic()
+        if not ready or time.monotonic() - last > CHECK_SECONDS:
+            if time.monotonic() - last > IDLE_SECONDS:
+                return
+            if not root.is_dir() or _identity(path) != mine:
+                return  # the root is gone, or another daemon took the socket over
+        if not watcher.available:
+            return
+
+
+def _answer(watcher: Watcher, server: socket.socket) -> None:
+    try:
+        conn, _ = server.accept()
+    except OSError:
+        return
+    with conn:
+        try:
+            conn.settimeout(REQUEST_SECONDS)
+            request = b""
+            while not request.endswith(b"\n") and len(request) < 4096:
+                data = conn.recv(4096)
+                if not data:
+                    break
+                request += data
+            verb, _, token = request.decode("utf-8", "replace").strip().partition(" ")
+            now, found = watcher.since(token if verb == "since" and token != "-" else None)
+            changes = None
+            if found is not None:
+                changes = {k: sorted(v) if v is not None else None for k, v in found.items()}
+            conn.sendall(orjson.dumps({"token": now, "changes": changes}))
+        except OSError:
+            pass
+
+
+def _listen(local: Path) -> socket.socket:
+    """A listening socket at LOCAL/watch.sock (a stale one from a dead daemon replaced)."""
+    path = local / SOCKET
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    address, fd = str(path), -1
+    if len(address.encode()) > 100:  # too long for a Unix socket: bind through the folder
+        fd = os.open(local, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        address = f"/proc/self/fd/{fd}/{SOCKET}"
+    try:
+        old = os.umask(0o077)
+        try:
+            server.bind(address)
+        finally:
+            os.umask(old)
+        server.listen(64)
+    except OSError:
+        server.close()
+        raise
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    return server
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _give_up(local: Path, reason: str) -> None:
+    """Say why this root is not watched, so clients do not start a daemon every time."""
+    with contextlib.suppress(OSError):
+        (local / OFF).write_text(reason + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
