@@ -27,6 +27,9 @@ def isolation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox_guard: No
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "100")
     monkeypatch.setenv("LORE_STDIN_TIMEOUT", "0.2")
+    # No watcher daemon per test (each would outlive it): reads check every file. The
+    # freshness tests turn it on and stop the daemons they start.
+    monkeypatch.setenv("LORE_WATCH", "0")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
     for name in (

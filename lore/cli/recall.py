@@ -487,5 +487,7 @@ def index_status_cmd(app: App, as_json: bool) -> None:
     echo(f"index: {doc['path']}")
     echo(f"state: {state}")
     echo(f"records: {doc['records']}, terms: {doc['terms']}, bytes: {doc['bytes']}")
+    watcher = "running" if doc["watched"] else "none (each read checks every file)"
+    echo(f"watcher: {watcher}")
     for kind, count in doc["kinds"].items():
         echo(f"  {kind}: {count}")

@@ -110,6 +110,7 @@ class Columns:
         self._kind_bytes: bytes | None = None  # the kinds column as bytes, for docs()
         self.changed = False  # anything to save (records, or only what was checked)
         self.edits = 0  # records added or killed since loading: what the index holds moved
+        self.resynced = False  # the last refresh made a full check for a new watcher
         # Who numbered these records: a new index, or a compaction, draws a new one, so a
         # reader that remembers record numbers (the graph snapshot) knows they moved.
         self.build = clock.new_id("index")

@@ -252,7 +252,7 @@ def open_index(store: Store) -> Index:
     elif index.refresh(store):
         if store.kept is not None:
             store.kept["dirty"] = True
-        elif index.edits >= SAVE_AFTER:
+        elif index.edits >= SAVE_AFTER or index.resynced:
             save(index, store.root)
     return index
 
@@ -313,11 +313,14 @@ def status(store: Store) -> dict[str, Any]:
         if probe is not None:
             probe.refresh(store)
         fresh = probe is not None and not probe.edits
+    from lore.index.watch import ask, enabled
+
     return {
         "path": str(path),
         "exists": path.is_file(),
         "readable": stored is not None,
         "fresh": fresh,
+        "watched": enabled() and bool(ask(store.root, None, spawn=False)[0]),
         "schema": INDEX_SCHEMA,
         "records": stored.size if stored is not None else 0,
         "terms": len(stored.vocabulary()) if stored is not None else 0,

@@ -40,6 +40,7 @@ class Refreshable(Writable):
         are read again. Without a watcher's answer, every file is checked (a stat each).
         """
         self.changed = False
+        self.resynced = False
         token, news = self._news(store, kinds)
         for kind in kinds:
             where = self.layout.get(kind)
@@ -61,7 +62,10 @@ class Refreshable(Writable):
                     else:
                         self._refresh_names(kind, Path(path), suffix, names)
                 # From ``token`` on, the watcher tells: a full check was made after it.
-                if self.sources[kind].get("token") != (token or None):
+                old = self.sources[kind].get("token")
+                if old != (token or None):
+                    if token and (not old or old.partition(".")[0] != token.partition(".")[0]):
+                        self.resynced = True  # worth writing: next time needs no full check
                     self.sources[kind]["token"] = token or None
                     self.changed = True
             else:

@@ -58,8 +58,9 @@ def changes(store: Store, token: str | None) -> tuple[str, Changes | None]:
     return ask(store.root, token)
 
 
-def ask(root: DataRoot, token: str | None) -> tuple[str, Changes | None]:
-    """The root's watcher daemon's answer; starts one (console script only) when none runs."""
+def ask(root: DataRoot, token: str | None, *, spawn: bool = True) -> tuple[str, Changes | None]:
+    """The root's watcher daemon's answer; with ``spawn``, starts one (console script
+    only) when none runs."""
     import _socket
 
     import orjson
@@ -69,11 +70,12 @@ def ask(root: DataRoot, token: str | None) -> tuple[str, Changes | None]:
     sock.settimeout(TIMEOUT)
     dir_fd = -1
     try:
-        address, dir_fd = _address(local)
         try:
+            address, dir_fd = _address(local)
             sock.connect(address)
-        except (FileNotFoundError, ConnectionRefusedError):
-            start(root)
+        except (FileNotFoundError, ConnectionRefusedError):  # no daemon (or no folder yet)
+            if spawn:
+                start(root)
             return "", None
         sock.sendall(b"since " + (token or "-").encode("utf-8", "replace") + b"\n")
         chunks = []

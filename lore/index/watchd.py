@@ -23,6 +23,7 @@ import orjson
 from lore.index.watch import LOCK, OFF, SOCKET, folders
 from lore.storage.watch import Watcher
 
+LOG = "watch.log"  # why the last daemon stopped, when it was a bug
 IDLE_SECONDS = 1800.0
 CHECK_SECONDS = 30.0  # how often an idle daemon looks for its root and socket
 REQUEST_SECONDS = 1.0  # a client that has not sent its request by then is dropped
@@ -63,6 +64,12 @@ def main(argv: list[str] | None = None) -> int:
     mine = _identity(local / SOCKET)
     try:
         serve(watcher, server, root, local / SOCKET, mine)
+    except Exception:  # a bug: say so where the next look at the folder finds it
+        import traceback
+
+        with contextlib.suppress(OSError):
+            (local / LOG).write_text(traceback.format_exc(), encoding="utf-8")
+        raise
     finally:
         if mine is not None and _identity(local / SOCKET) == mine:  # still ours
             with contextlib.suppress(OSError):

@@ -1,0 +1,116 @@
+"""The freshness guarantee: a change to a data file, by lore, git or a person's editor
+writing in place, is seen by the very next command that reads it, through every derived
+file (the index, the timeline's kept answers, the graph snapshot), with the root's watcher
+daemon and without one."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from tests.freshness_scene import DAY, NOW, PROJECT, Scene
+
+LORE = str(Path(sys.executable).with_name("lore"))
+READERS: list[tuple[list[str], str]] = [
+    (["recall", "{word}"], "check_recall"),
+    (["resume"], "check_resume"),
+    (["timeline", DAY], "check_timeline"),
+    (["graph", "query", "{word}"], "check_graph"),
+]
+
+
+def rounds(scene: Scene, cli: Callable[..., Any]) -> None:
+    """Warm every derived file; then for each reader: let time pass (the folders' last
+    change an hour ago, as in a real store, so no folder looks freshly changed), read, make
+    the three changes and read once more: that read must show them all."""
+    for args, _ in READERS:
+        cli(*(a.replace("{word}", scene.word) for a in args))
+    for args, check in READERS:
+        age(scene.root)
+        cli(*(a.replace("{word}", scene.word) for a in args))
+        word = scene.change()
+        doc = cli(*(a.replace("{word}", word) for a in args))
+        getattr(scene, check)(doc)
+
+
+def age(root: Path) -> None:
+    then = time.time() - 3600
+    for folder in [root, *root.glob("*/data"), *root.glob("*/data/*/")]:
+        os.utime(folder, (then, then))
+
+
+@pytest.fixture
+def now(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LORE_NOW", NOW)
+    monkeypatch.setenv("LORE_PROJECT", PROJECT)
+
+
+def test_every_reader_sees_each_change_without_a_watcher(
+    run: Any, data_dir: Path, now: None
+) -> None:
+    def cli(*args: str) -> Any:
+        result = run(*args, "--json")
+        assert result.exit_code == 0, result.output
+        return orjson.loads(result.stdout)
+
+    scene = Scene(data_dir, cli)
+    scene.setup()
+    rounds(scene, cli)
+
+
+@pytest.fixture
+def daemons(tmp_path: Path) -> Iterator[Path]:
+    """The cache folder the CLI uses; the daemons started in it are stopped at the end."""
+    cache = tmp_path / "cache"
+    yield cache
+    for lock in cache.glob("*/watch.lock"):
+        fd = os.open(lock, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            continue  # nobody holds it: that daemon is gone (its pid may be another's now)
+        except BlockingIOError:
+            pid = int(lock.read_text().strip())
+        finally:
+            os.close(fd)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+
+
+def test_every_reader_sees_each_change_through_the_watcher_daemon(
+    data_dir: Path, now: None, daemons: Path
+) -> None:
+    env = {**os.environ, "LORE_WATCH": "1", "LORE_CACHE_DIR": str(daemons)}
+
+    def cli(*args: str) -> Any:
+        done = subprocess.run(
+            [LORE, *args, "--json"],
+            capture_output=True,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr.decode()
+        return orjson.loads(done.stdout)
+
+    scene = Scene(data_dir, cli)
+    scene.setup()
+    cli("recall", "zebra")  # the first read starts the root's daemon
+    deadline = time.monotonic() + 60
+    while not list(daemons.glob("*/watch.sock")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert list(daemons.glob("*/watch.sock")), "no watcher daemon started"
+    status = cli("index", "status")
+    assert status["watched"] is True
+    rounds(scene, cli)
+    assert cli("index", "status")["watched"] is True  # every read asked the daemon
