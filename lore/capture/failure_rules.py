@@ -7,6 +7,8 @@ Imported by capture only for failures; a warm search index answers without readi
 from __future__ import annotations
 
 from collections import Counter
+from itertools import compress
+from operator import itemgetter
 from typing import Any
 
 from lore.capture.checks import warm_index
@@ -92,15 +94,25 @@ def pitfall_for(store: Store, error_type: str) -> str | None:
     name = f"PITFALL: {error_type}"
     index = warm_index(store, "anti-pattern")
     if index is not None:
-        for d in index.docs("anti-pattern"):
-            facts = index.facts.get(d)
-            if facts and facts[1:2] == (name,):
-                return str(index.id_of(d))
-        return None
+        found = pitfalls(store, index, index.docs("anti-pattern"))
+        return found.get(name)
     for anti in store.records("anti-pattern"):
         if anti.title == name or anti.extra.get("error_type") == error_type:
             return anti.id
     return None
+
+
+def pitfalls(store: Store, index: Any, docs: list[int]) -> dict[str, str]:
+    """``{"PITFALL: <type>": id}`` of the anti-patterns among ``docs`` named so (the last
+    one of a name wins). Only records whose indexed title starts so are read."""
+    out: dict[str, str] = {}
+    title_of = index.title_of
+    for d in docs:
+        if title_of(d).startswith("pitfall "):  # normalized: "PITFALL: X" -> "pitfall x"
+            name = getattr(index.fetch(store, d), "name", "")
+            if isinstance(name, str) and name.startswith("PITFALL: "):
+                out[name] = index.id_of(d)
+    return out
 
 
 def recurring(view: ProjectView, threshold: int) -> list[dict[str, Any]]:
@@ -111,19 +123,13 @@ def recurring(view: ProjectView, threshold: int) -> list[dict[str, Any]]:
     due = [(group, n) for group, n in counts.most_common() if n >= threshold]
     if not due:
         return []
+    # Each type's newest failure; on equal times the later record wins, as in every list.
+    groups = itemgetter(*failures)(grp) if len(failures) > 1 else (grp[failures[0]],)
     latest: dict[int, int] = {}
-    wanted = {group for group, _ in due}
-    # Newest first; on equal times the later record wins, as in every other list.
-    for d in sorted(reversed(failures), key=ts.__getitem__, reverse=True):
-        if grp[d] in wanted and grp[d] not in latest:
-            latest[grp[d]] = d
-            if len(latest) == len(wanted):
-                break
-    pitfalls: dict[str, str] = {}
-    for d in view.docs("anti-pattern", everywhere=True):
-        name = view.fact(d)[1:2]
-        if name and name[0].startswith("PITFALL: "):
-            pitfalls[name[0]] = idx.id_of(d)
+    for group, _ in due:
+        mine = compress(failures, map(group.__eq__, groups))
+        latest[group] = max(mine, key=lambda d: (ts[d], d))
+    named = pitfalls(view.store, idx, view.docs("anti-pattern", everywhere=True))
     out = []
     for group, count in due:
         last = view.read(latest[group])
@@ -133,7 +139,7 @@ def recurring(view: ProjectView, threshold: int) -> list[dict[str, Any]]:
                 "count": count,
                 "last_seen": last.timestamp,
                 "last_message": last.error_message,
-                "pitfall": pitfalls.get(f"PITFALL: {last.error_type}"),
+                "pitfall": named.get(f"PITFALL: {last.error_type}"),
             }
         )
     return out

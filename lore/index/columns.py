@@ -8,14 +8,14 @@ from __future__ import annotations
 import contextlib
 import marshal
 from array import array
-from collections import Counter
 from typing import Any
 
 import orjson
 
 from lore import clock
 from lore.errors import LoreError
-from lore.index.packed import Packed
+from lore.index.aggregates import Aggregates
+from lore.index.packed import Lazy, Packed
 from lore.index.packed import unpack as _unpack
 from lore.model import Dir, Log, Record, kind_class
 from lore.store.core import Store
@@ -39,7 +39,8 @@ DEDUPE_KINDS = ("decision", "pattern", "anti-pattern")  # as lore.capture checks
 # static importance, a decision's resume weight, weighted length, the creation line's
 # byte offset and length (logs; -1 for documents), the failure group (error type) code,
 # the session_id code and the context code (the session_id, else the record's tags;
-# recall's neighbours share it).
+# recall's neighbours share it), and the two keys resume orders a kind by (``fa``,
+# ``fb``: see ``write.rank_keys``).
 _ARRAYS = {
     "ts": "d",
     "proj": "I",
@@ -51,6 +52,8 @@ _ARRAYS = {
     "grp": "I",
     "sess": "I",
     "ctx": "I",
+    "fa": "d",
+    "fb": "d",
 }
 _NOT = bytes([1] + [0] * 255)  # translate table: 0 -> 1, anything else -> 0
 BLANKET_MIN_RECORDS = 3  # as lore.index.tagwords counts a project's blanket tags
@@ -63,8 +66,21 @@ class Columns:
     files, and ``persist.Index`` (the class everyone uses) reads and writes the index file.
     """
 
+    # Read from the file on first use (``_lazy`` holds their bytes until then).
+    projects = Lazy()
+    groups = Lazy()
+    sessions = Lazy()
+    contexts = Lazy()
+    revs = Lazy()
+    files = Lazy()
+    replaced = Lazy()
+    facts = Lazy()
+    tags = Lazy()
+    dead = Lazy()
+
     def __init__(self, root: str) -> None:
         self.root = root
+        self._lazy: dict[str, Any] = {}
         self.sources: dict[str, dict[str, Any]] = {}
         self.layout: dict[str, tuple[str, str]] = {}  # kind -> (its file or folder, suffix)
         self._ids = Packed()  # every record's id, by record number
@@ -84,6 +100,8 @@ class Columns:
         self.grp = array("I")
         self.sess = array("I")
         self.ctx = array("I")
+        self.fa = array("d")
+        self.fb = array("d")
         self.projects: list[str | None] = [None]
         self.groups: list[str] = [""]
         self.sessions: list[str | None] = [None]
@@ -104,7 +122,7 @@ class Columns:
         self._terms: list[str] | None = None
         self._codes: dict[str, dict[Any, int]] = {}
         self._by_id: dict[str, int] | None = None
-        self._group_counts: list[int] | None = None
+        self._agg: Aggregates | None = None  # counts over the live records
         self._blanket: set[int] | None = None  # blanket_contexts() answer
         self._docs: dict[tuple[str, bool, bool], list[int]] = {}  # docs() answers
         self._kind_bytes: bytes | None = None  # the kinds column as bytes, for docs()
@@ -140,43 +158,41 @@ class Columns:
         """One record's id, without splitting them all."""
         return self._ids[doc]
 
-    def _live_groups(self) -> list[int]:
-        if self._group_counts is None:
-            counts = [0] * len(self.groups)
-            for group, count in Counter(self.grp).items():
-                counts[group] = count
-            for doc in self.dead:
-                counts[self.grp[doc]] -= 1
-            self._group_counts = counts
-        return self._group_counts
+    def aggregates(self) -> Aggregates:
+        """Counts over the live records (stored with the index, kept up to date)."""
+        if self._agg is None:
+            self._agg = Aggregates.count(self)
+        return self._agg
 
     def blanket_contexts(self) -> set[int]:
         """Context codes (``ctx``) made of tags that every record of their project (at least
         BLANKET_MIN_RECORDS) carries: such tags name a project, not a thread, so records
         sharing only them are not each other's context."""
         if self._blanket is None:
-            live = [d for d in range(len(self.ctx)) if d not in self.dead] if self.dead else None
-            ctx = self.ctx if live is None else [self.ctx[d] for d in live]
-            proj = self.proj if live is None else [self.proj[d] for d in live]
-            sizes = Counter(proj)
+            agg = self.aggregates()
+            sizes = agg.sizes
             self._blanket = {
                 c
-                for (c, p), n in Counter(zip(ctx, proj)).items()
-                if c and n == sizes[p] and n >= BLANKET_MIN_RECORDS
+                for (c, p), n in agg.pairs.items()
+                if c and n == sizes.get(p) and n >= BLANKET_MIN_RECORDS
                 and str(self.contexts[c]).startswith("t:")
             }  # fmt: skip
         return self._blanket
 
     def group_count(self, group: int) -> int:
         """How many live failures share the group (error type) ``group``."""
-        return self._live_groups()[group]
+        return self.aggregates().groups[group]
+
+    def project_sizes(self) -> dict[int, int]:
+        """How many live records each project code has."""
+        return self.aggregates().sizes
 
     @property
     def size(self) -> int:
         return len(self.kinds) - len(self.dead)
 
     def total_length(self) -> int:
-        return sum(self.dl) - sum(self.dl[d] for d in self.dead)
+        return self.aggregates().length
 
     @property
     def titles(self) -> list[str]:

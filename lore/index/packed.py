@@ -78,3 +78,24 @@ class Packed:
 
     def tobytes(self) -> tuple[bytes, bytes]:
         return bytes(self.text), bytes(self.at)
+
+
+class Lazy:
+    """An index attribute stored marshalled in the file and unmarshalled on first use
+    (``obj._lazy[name]`` holds its bytes until then); an ordinary attribute once set."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        import marshal
+
+        try:
+            raw = obj._lazy.pop(self.name)
+        except KeyError:
+            raise AttributeError(self.name) from None
+        value = marshal.loads(raw)
+        obj.__dict__[self.name] = value
+        return value

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from lore.index.aggregates import Aggregates
 from lore.index.columns import _ARRAYS, SEARCH_KINDS
 from lore.index.packed import Packed
 from lore.index.refresh import Refreshable
@@ -16,6 +17,12 @@ from lore.paths import DataRoot
 from lore.store.core import Store
 
 INDEX_SCHEMA = 14
+# Attributes marshalled in regions of their own and read on first use (resume never reads
+# the tags, recall never the facts).
+LAZY = (
+    "projects", "groups", "sessions", "contexts", "revs", "files", "replaced", "facts",
+    "tags", "dead",
+)
 MAGIC = b"LOREIDX\x00"
 # Records re-indexed since the file was written before a read rewrites the file: until
 # then each read re-applies those few changes in memory (cheaper than rewriting tens of
@@ -86,6 +93,7 @@ class Index(Refreshable):
             ("flags", bytes(self.flags)),
             ("asks", bytes(self.asks)),
             *((name, getattr(self, name).tobytes()) for name in _ARRAYS),
+            *((f"lazy:{name}", self._marshalled(name)) for name in LAZY),
         ):
             regions[name] = (at, len(data))
             pad = -len(data) % 8  # keep every column 8-byte aligned for memoryview.cast
@@ -97,24 +105,24 @@ class Index(Refreshable):
             "layout": self.layout,
             "regions": regions,
             "columns": at,
-            "group_counts": self._live_groups(),
+            "aggregates": self.aggregates().state(),
             "blanket": sorted(self.blanket_contexts()),
-            "projects": self.projects,
-            "groups": self.groups,
-            "sessions": self.sessions,
-            "contexts": self.contexts,
-            "revs": self.revs,
-            "files": self.files,
-            "replaced": self.replaced,
-            "facts": self.facts,
-            "tags": {k: v if isinstance(v, bytes) else v.tobytes() for k, v in self.tags.items()},
             "blob": offset,
-            "dead": self.dead,
             "build": self.build,
         }
         packed = marshal.dumps(meta)
         head = [_header(), len(packed).to_bytes(8, "little"), packed]
         return b"".join([*head, *columns, *chunks])
+
+    def _marshalled(self, name: str) -> bytes:
+        """A lazy attribute as stored: its bytes as read when it was never used."""
+        raw = self._lazy.get(name)
+        if raw is not None:
+            return bytes(raw)
+        value = getattr(self, name)
+        if name == "tags":
+            value = {k: _packed(v) for k, v in value.items()}
+        return marshal.dumps(value)
 
     @classmethod
     def loads(cls, data: Any, root: str) -> Index | None:
@@ -146,7 +154,7 @@ class Index(Refreshable):
             index.sources = meta["sources"]
             index.layout = meta["layout"]
             index._ids = Packed(column("ids"), column("ids_at", "I"))
-            index._group_counts = meta["group_counts"]
+            index._agg = Aggregates.from_state(meta["aggregates"])
             index._blanket = set(meta["blanket"])
             index.kinds = column("kinds")  # type: ignore[assignment]
             index.hidden = column("hidden")  # type: ignore[assignment]
@@ -154,19 +162,9 @@ class Index(Refreshable):
             index.asks = column("asks")  # type: ignore[assignment]
             for name, code in _ARRAYS.items():
                 setattr(index, name, column(name, code))
-            for name in (
-                "projects",
-                "groups",
-                "sessions",
-                "contexts",
-                "revs",
-                "files",
-                "replaced",
-                "facts",
-                "tags",
-            ):
-                setattr(index, name, meta[name])
-            index.dead = meta["dead"]
+            for name in LAZY:
+                del index.__dict__[name]  # read from the file on first use
+                index._lazy[name] = column(f"lazy:{name}")
             index.build = meta["build"]
             index.blob = view[base + meta["columns"] :]
             index._vocab, index._vocab_raw = None, column("vocab")
@@ -180,8 +178,6 @@ class Index(Refreshable):
             if len(index._ids) != n or len(index._titles) != n:
                 return None
             if len(index.blob) != meta["blob"]:  # truncated, or a stray write
-                return None
-            if len(index._group_counts) != len(index.groups):
                 return None
         except (EOFError, ValueError, TypeError, KeyError, AttributeError):
             return None

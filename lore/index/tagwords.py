@@ -29,19 +29,19 @@ def muted(idx: Any, wanted: set[str]) -> dict[str, dict[int, int]]:
     if not candidates:
         return {}
     projects = {p for p in idx.projects if p}
-    sizes: Counter[int] | None = None
+    sizes: dict[int, int] | None = None
     out: dict[str, dict[int, int]] = {}
     for tag, counts in candidates.items():
         docs = idx.tagged(tag)
         if tag not in projects:
             if sizes is None:
-                sizes = _project_sizes(idx)
+                sizes = idx.project_sizes()
             proj = idx.proj
             covered = Counter(proj[d] for d in docs)
             blanket = {
                 code
                 for code, n in covered.items()
-                if idx.projects[code] and n >= BLANKET_MIN_RECORDS and n == sizes[code]
+                if idx.projects[code] and n >= BLANKET_MIN_RECORDS and n == sizes.get(code)
             }
             if not blanket:
                 continue
@@ -51,11 +51,3 @@ def muted(idx: Any, wanted: set[str]) -> dict[str, dict[int, int]]:
             for d in docs:
                 column[d] = column.get(d, 0) + count
     return out
-
-
-def _project_sizes(idx: Any) -> Counter[int]:
-    """How many live records each project code has."""
-    sizes = Counter(idx.proj)
-    for d in idx.dead:
-        sizes[idx.proj[d]] -= 1
-    return sizes

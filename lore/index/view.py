@@ -5,6 +5,9 @@ read from disk only once chosen. Resume and the Rule of Three's summary read thr
 from __future__ import annotations
 
 import heapq
+from collections.abc import Sequence
+from itertools import compress
+from operator import itemgetter
 from typing import Any
 
 from lore.store.core import Store
@@ -50,3 +53,25 @@ class ProjectView:
 
     def read(self, doc: int) -> Any:
         return self.index.fetch(self.store, doc)
+
+
+def top(docs: list[int], n: int, keys: Sequence[Any], *, largest: bool) -> list[int]:
+    """The first ``n`` of ``docs`` ordered by ``(keys[0][d], keys[1][d], ..., d)``, largest
+    first (``largest``) or smallest first, as a full sort would give them.
+
+    The first key splits the records into those surely among the first ``n`` (better than
+    the n-th best value), those tied with it (the next key decides among them) and the
+    rest, in C loops (``itemgetter``, ``compress``): a kind's 20,000 records cost a few
+    sorts of numbers, not 20,000 Python key calls.
+    """
+    if n <= 0 or not docs:
+        return []
+    if not keys or len(docs) <= n:
+        return sorted(docs, key=lambda d: (*(c[d] for c in keys), d), reverse=largest)[:n]
+    column, rest = keys[0], keys[1:]
+    values = itemgetter(*docs)(column)
+    cut = sorted(values)[-n] if largest else sorted(values)[n - 1]
+    better = list(compress(docs, map(cut.__lt__ if largest else cut.__gt__, values)))
+    tied = list(compress(docs, map(cut.__eq__, values)))
+    better.sort(key=lambda d: (column[d], *(c[d] for c in rest), d), reverse=largest)
+    return better + top(tied, n - len(better), rest, largest=largest)

@@ -24,6 +24,7 @@ class Writable(Columns):
             return -1  # the store skips it too, or validate reports it
         if self._frozen:
             self._thaw()
+        agg = self.aggregates()  # counted before the record joins, then kept up to date
         doc = len(self.kinds)
         kind = record.KIND
         counts: dict[str, int] = defaultdict(int)
@@ -82,6 +83,9 @@ class Writable(Columns):
         session_id = record.session_id if isinstance(record.session_id, str) else None
         self.sess.append(self._intern("sessions", session_id))
         self.ctx.append(self._intern("contexts", _context(record, session_id)))
+        first, second = rank_keys(record)
+        self.fa.append(first)
+        self.fb.append(second)
         if revs:
             self.revs[doc] = revs
         replaced_by = getattr(record, "superseded_by", None)
@@ -92,7 +96,7 @@ class Writable(Columns):
             self.facts[doc] = facts
         if self._by_id is not None:
             self._by_id[record.id] = doc
-        self._group_counts = None
+        agg.add(self, doc, 1)
         self._blanket = None
         self._docs = {}
         self._kind_bytes = None
@@ -103,8 +107,9 @@ class Writable(Columns):
     def _kill(self, doc: int) -> None:
         if doc < 0 or doc in self.dead:
             return
+        agg = self.aggregates()
         self.dead.add(doc)
-        self._group_counts = None
+        agg.add(self, doc, -1)
         self._blanket = None
         self._docs = {}
         self._kind_bytes = None
@@ -165,7 +170,7 @@ class Writable(Columns):
         self.build = clock.new_id("index")
         self._terms = None
         self._by_id = None
-        self._group_counts = None
+        self._agg = None
         self._blanket = None
         self._docs = {}
         self._kind_bytes = None
@@ -210,6 +215,29 @@ def _flag(record: Record) -> int:
     if kind == "session":
         return 1 if state.get("status") == "closed" else 0
     return 0
+
+
+def rank_keys(record: Record) -> tuple[float, float]:
+    """The two numbers resume orders a kind by (the ``fa`` and ``fb`` columns): a
+    pattern's confidence and validations; an anti-pattern's severity rank and a goal's
+    priority rank (``SEVERITY_RANK``: 0 is the most severe or urgent, 9 unknown); a
+    session's end (epoch seconds of ended_at, else of its timestamp); else zeros."""
+    kind = record.KIND.name
+    state = record.__dict__
+    if kind == "pattern":
+        return (
+            weight.number(state.get("confidence"), 0.0),
+            weight.number(state.get("validations"), 0.0),
+        )
+    if kind in ("anti-pattern", "goal"):
+        from lore.components.patterns import SEVERITY_RANK
+
+        value = state.get("severity" if kind == "anti-pattern" else "priority")
+        return (float(SEVERITY_RANK.get(value, 9) if isinstance(value, str) else 9), 0.0)
+    if kind == "session":
+        ended = _text(state.get("ended_at")) or _text(state.get("timestamp"))
+        return (clock.epoch(ended), 0.0)
+    return (0.0, 0.0)
 
 
 def _context(record: Record, session_id: str | None) -> str | None:

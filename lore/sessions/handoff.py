@@ -33,14 +33,16 @@ def last_handoff(store: Any, project: str | None, index: Any = None) -> Session 
     from lore.index.persist import open_index
 
     idx = index or open_index(store)
-    facts = idx.facts  # session: (status, ended_at or timestamp, project)
     closed = idx.docs("session", flagged=True)
     if project:
-        own = [d for d in closed if facts[d][2] == project]
-        closed = own or [d for d in closed if not facts[d][2]]
+        proj = idx.proj
+        own = [d for d in closed if proj[d] == idx.project_code(project)]
+        none = {idx.project_code(None), idx.project_code("")}
+        closed = own or [d for d in closed if proj[d] in none]
     if not closed:
         return None
-    found = idx.fetch(store, max(closed, key=lambda d: (facts[d][1], d)))
+    ended = idx.fa  # a session's end (``lore.index.write.rank_keys``)
+    found = idx.fetch(store, max(closed, key=lambda d: (ended[d], d)))
     return found if isinstance(found, Session) else None
 
 

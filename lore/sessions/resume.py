@@ -14,9 +14,8 @@ from typing import Any
 from lore import clock
 from lore.capture.failure_rules import recurring
 from lore.components.journal import Decision
-from lore.components.patterns import SEVERITY_RANK
 from lore.components.transfer import Session
-from lore.index.view import ProjectView
+from lore.index.view import ProjectView, top
 from lore.sessions.handoff import last_handoff
 from lore.store.core import Store
 
@@ -106,10 +105,11 @@ def resume(
                 for o in map(view.read, view.newest(view.docs("observation"), 5))
             ],
         }
-    ts = view.index.ts
-    patterns = sorted(
-        view.docs("pattern"), key=lambda d: (*view.fact(d)[:2], ts[d], d), reverse=True
-    )
+    idx = view.index
+    ts, rank_a, rank_b = idx.ts, idx.fa, idx.fb
+    # Patterns by confidence, validations, time; pitfalls and goals by severity (priority)
+    # rank then time: ``rank_keys`` in the index holds the numbers.
+    patterns = top(view.docs("pattern"), TOP_PATTERNS, (rank_a, rank_b, ts), largest=True)
     bundle.patterns = [
         {
             "id": p.id,
@@ -118,17 +118,17 @@ def resume(
             "confidence": p.confidence,
             "validations": p.validations,
         }
-        for p in map(view.read, patterns[:TOP_PATTERNS])
+        for p in map(view.read, patterns)
     ]
-    pitfalls = sorted(view.docs("anti-pattern"), key=lambda d: (_severity(view.fact(d)), ts[d], d))
+    pitfalls = top(view.docs("anti-pattern"), TOP_PATTERNS, (rank_a, ts), largest=False)
     bundle.pitfalls = [
         {"id": a.id, "name": a.name, "fix": a.fix, "severity": a.severity}
-        for a in map(view.read, pitfalls[:TOP_PATTERNS])
+        for a in map(view.read, pitfalls)
     ]
     bundle.recurring_failures = recurring(view, threshold)
     goals = view.docs("goal", flagged=True)
-    goals.sort(key=lambda d: (SEVERITY_RANK.get(view.fact(d)[1], 9), ts[d], d))
     bundle.goals_count = len(goals)
+    goals = top(goals, MAX_GOALS, (rank_a, ts), largest=False)
     bundle.goals = [
         {
             "id": g.id,
@@ -138,13 +138,13 @@ def resume(
             "criteria_total": g.criteria_met[1],
             "completion": g.completion,
         }
-        for g in map(view.read, goals[:MAX_GOALS])
+        for g in map(view.read, goals)
     ]
     cutoff = (clock.parse_timestamp(clock.now()) - timedelta(days=REVIEW_AFTER_DAYS)).timestamp()
     pending = [d for d in view.docs("decision", flagged=True) if ts[d] <= cutoff]
-    pending.sort(key=lambda d: (ts[d], d))
     bundle.pending_review_count = len(pending)
-    bundle.pending_review = [_decision(view.read(d)) for d in pending[:MAX_PENDING]]
+    pending = top(pending, MAX_PENDING, (ts,), largest=False)
+    bundle.pending_review = [_decision(view.read(d)) for d in pending]
     return bundle
 
 
@@ -163,17 +163,26 @@ def rank_decisions(view: ProjectView, docs: list[int], n: int) -> list[int]:
     if not docs:
         return []
     import math
+    from itertools import compress
     from operator import itemgetter
 
     idx = view.index
-    pick = itemgetter(*docs) if len(docs) > 1 else lambda column: (column[docs[0]],)
-    times: tuple[float, ...] = pick(idx.ts)
     # recency = 0.5 ** (age / half-life) = c * exp(k * time): one multiplication a record.
     # A record without a time (0) comes out at 0, as in recall.
     k = math.log(2.0) / (ranking.HALF_LIFE_DAYS * 86400.0)
     now = clock.now_datetime().timestamp()
     c = W_RECENCY * math.exp(-k * now)
     exp = math.exp
+    if len(docs) > n:
+        # A decision's importance is its weight plus at most W_RECENCY + W_RECALLED. The n
+        # heaviest ones' importances (without recall) bound the n-th best from below, so
+        # a decision lighter than that bound less W_RECENCY + W_RECALLED cannot make it.
+        seed = top(docs, n, (idx.dw,), largest=True)
+        floor = min(idx.dw[d] + c * exp(k * min(idx.ts[d], now)) for d in seed)
+        cut = floor - W_RECENCY - W_RECALLED - 1e-9
+        docs = list(compress(docs, map(cut.__le__, itemgetter(*docs)(idx.dw))))
+    pick = itemgetter(*docs) if len(docs) > 1 else lambda column: (column[docs[0]],)
+    times: tuple[float, ...] = pick(idx.ts)
     # A record from the future (a clock ahead, a typo) counts as made now.
     aged = times if max(times) <= now else tuple(min(t, now) for t in times)
     base = [w + c * exp(k * t) for w, t in zip(pick(idx.dw), aged)]
@@ -204,10 +213,6 @@ SESSION_KEYS = (
     "parent",
     "source",
 )
-
-
-def _severity(fact: tuple[Any, ...]) -> int:
-    return SEVERITY_RANK.get(fact[0], 9) if fact else 9
 
 
 def _decision(d: Decision) -> dict[str, Any]:

@@ -404,6 +404,7 @@ def test_index_rebuild_and_status(run: Run, store: Store) -> None:
         "exists",
         "readable",
         "fresh",
+        "watched",
         "schema",
         "records",
         "terms",
@@ -411,6 +412,7 @@ def test_index_rebuild_and_status(run: Run, store: Store) -> None:
         "kinds",
     }
     assert (status["exists"], status["fresh"], status["records"]) == (True, True, 2)
+    assert status["watched"] is False  # LORE_WATCH=0 in the tests
     assert status["kinds"] == {"decision": 1, "observation": 1}
     new(run, "observe", "two notes")
     assert doc(run, "index", "status")["fresh"] is False
