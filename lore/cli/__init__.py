@@ -122,7 +122,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "concepts:concepts_cmd",
         "Propose concepts from clusters of similar records, and promote them.",
     ),
-    "hooks": ("hooks:hooks_cmd", "Install or remove the Claude Code hooks (and run them)."),
+    "hooks": ("hooks:hooks_cmd", "Install, remove, run and pause the agent hooks."),
     "mcp": ("mcp:mcp_cmd", "Run lore as an MCP server on stdio (for coding agents)."),
     "demo": (
         "demo:demo_cmd",

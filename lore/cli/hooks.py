@@ -1,4 +1,4 @@
-"""``lore hooks``: install, remove and run the Claude Code hooks.
+"""``lore hooks``: install, remove, run and pause the agent hooks.
 
 ``hooks run EVENT`` is what the installed hooks call. It always exits 0 within
 about a second, whatever state the data root is in: a hook never blocks the agent.
@@ -31,33 +31,39 @@ def _settings_path(settings: str | None) -> Path:
 
 @click.group(name="hooks")
 def hooks_cmd() -> None:
-    """Install or remove the Claude Code hooks (and run them)."""
+    """Install, remove, run and pause the agent hooks."""
 
 
 @hooks_cmd.command(name="install")
 @click.option("--claude", is_flag=True, required=True, help="Install the Claude Code hooks.")
 @click.option("--settings", help="Settings JSON to edit (default: ~/.claude/settings.json).")
 @json_option
-def hooks_install_cmd(claude: bool, settings: str | None, as_json: bool) -> None:
-    """Add SessionStart, PreCompact and SessionEnd hooks to a Claude Code settings file.
+@pass_app
+def hooks_install_cmd(app: App, claude: bool, settings: str | None, as_json: bool) -> None:
+    """Add lore's hooks to a Claude Code settings file (idempotent).
 
-    SessionStart injects `lore resume` as context; PreCompact and SessionEnd
-    write an automatic handoff built from the transcript (last requests, files
-    touched, failed commands) without any model, carrying the last handoff's
-    open items over. Idempotent; the file is backed up before any change; other
-    hooks and settings are left as they are.
+    SessionStart injects `lore resume` as context; UserPromptSubmit injects
+    the memories relevant to each prompt (ids, each record once per session);
+    PostToolUse and PostToolUseFailure (Bash) record a failed command at once
+    and tell the agent when its type reaches the Rule of Three; PreCompact,
+    Stop and SessionEnd ingest the session's transcript from its watermark
+    (PreCompact and SessionEnd also write an automatic handoff). Each runs
+    this lore, with --data-dir DIR when the root was chosen by --data-dir or
+    LORE_DATA_DIR. An older lore entry for an event is replaced; the file is
+    backed up before any change; other hooks and settings are left as they are.
     """
     from lore.sessions.hooks import install
 
-    result = install(_settings_path(settings), this_lore())
+    result = install(_settings_path(settings), this_lore(), app.chosen_root)
     if as_json:
         emit_json({"ok": True, **result})
         return
-    if result["added"]:
-        echo(f"added {', '.join(result['added'])} hooks to {result['settings']}")
-        if result["backup"]:
-            echo(f"backup: {result['backup']}")
-    else:
+    for verb, events in (("added", result["added"]), ("updated", result["updated"])):
+        if events:
+            echo(f"{verb} {', '.join(events)} hooks in {result['settings']}")
+    if result["backup"]:
+        echo(f"backup: {result['backup']}")
+    if not result["added"] and not result["updated"]:
         echo(f"lore hooks already installed in {result['settings']}")
 
 
@@ -83,29 +89,21 @@ class _OutOfTime(BaseException):
     pass
 
 
-HOOK_EVENTS = ("session-start", "pre-compact", "session-end")
-
-
 @hooks_cmd.command(name="run")
-@click.argument("event", metavar="session-start|pre-compact|session-end")
+@click.argument("event", required=False, metavar="EVENT")
 @click.pass_context
-def hooks_run_cmd(ctx: click.Context, event: str) -> None:
-    """Run one hook (called by Claude Code with the hook's JSON on stdin). Always exits 0.
+def hooks_run_cmd(ctx: click.Context, event: str | None) -> None:
+    """Run one hook (called by the agent with the hook's JSON on stdin). Always exits 0.
 
-    Hooks fail open: an unknown EVENT, like any failure, does nothing and exits 0.
-    pre-compact and session-end write nothing for an empty, non-JSON or `{}`
-    payload, a missing transcript or one that shows nothing; LORE_DEBUG=1 says
-    why on stderr.
+    EVENT is spelt as Claude Code does (SessionStart, UserPromptSubmit,
+    PostToolUse, PostToolUseFailure, PreCompact, Stop, SessionEnd) or as lore's
+    commands do (session-start, user-prompt-submit, ...); without it, the
+    payload's hook_event_name says. Hooks fail open: an unknown EVENT, like any
+    failure, does nothing and exits 0; LORE_DEBUG=1 says why on stderr.
     """
     import signal
 
-    if event not in HOOK_EVENTS:
-        if os.environ.get("LORE_DEBUG"):
-            click.echo(
-                f"lore hook {event}: unknown event (expected one of {', '.join(HOOK_EVENTS)})",
-                err=True,
-            )
-        ctx.exit(0)
+    from lore.sessions.hook_events import NAMES, normalize
 
     def out_of_time(_signum: int, _frame: Any) -> None:
         raise _OutOfTime
@@ -116,20 +114,27 @@ def hooks_run_cmd(ctx: click.Context, event: str) -> None:
         signal.setitimer(signal.ITIMER_REAL, HOOK_SECONDS)
     except (ValueError, OSError):  # not the main thread (in-process tests)
         pass
+    name = event or "?"
     try:
         payload, problem = _read_payload()
-        output = _run(ctx.obj, event, payload, problem)
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        if output is not None:
-            emit_json(output)
+        known = normalize(event if event else payload.get("hook_event_name"))
+        if known is None:
+            _debug(name, f"unknown event (expected one of {', '.join(NAMES)})")
+        else:
+            name = known.name
+            output = _run(ctx.obj, known.name, payload, problem)
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            if output is not None:
+                emit_json(output)
     except BaseException as exc:
         with contextlib.suppress(ValueError, OSError):
             signal.setitimer(signal.ITIMER_REAL, 0)
-        if os.environ.get("LORE_DEBUG"):
-            click.echo(f"lore hook {event}: {type(exc).__name__}: {exc}", err=True)
+        _debug(name, f"{type(exc).__name__}: {exc}")
         if isinstance(exc, _OutOfTime):
             _warm_up_in_background(ctx.obj)
     finally:
+        with contextlib.suppress(ValueError, OSError):
+            signal.setitimer(signal.ITIMER_REAL, 0)
         if previous is not None:  # run in-process (tests, embedding): leave no handler behind
             with contextlib.suppress(ValueError, OSError, TypeError):
                 signal.signal(signal.SIGALRM, previous)
@@ -195,6 +200,10 @@ def _session_id(payload: dict[str, Any]) -> str | None:
     return f"session-{hexed[:32]}" if len(hexed) >= 8 else None
 
 
+def _context(claude_event: str, text: str) -> dict[str, Any]:
+    return {"hookSpecificOutput": {"hookEventName": claude_event, "additionalContext": text}}
+
+
 def _run(
     app: App, event: str, payload: dict[str, Any], problem: str | None
 ) -> dict[str, Any] | None:
@@ -213,16 +222,94 @@ def _run(
         except ValueError:
             budget = HOOK_BUDGET
         text, _ = render(resume(app.store, project=project), budget=budget)
-        return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+        _note_session(app, payload)
+        return _context("SessionStart", text)
     if problem is not None:  # fail open: write nothing, exit 0
         _debug(event, f"nothing written: {problem}")
         return None
-    from lore.sessions.hooks import auto_handoff
-
     session_id = _session_id(payload)
     if session_id and not os.environ.get("LORE_SESSION_ID"):
         os.environ["LORE_SESSION_ID"] = session_id
+    _note_session(app, payload)
+    if event == "user-prompt-submit":
+        from lore.sessions.inject import prompt_context
+
+        text, said = prompt_context(
+            app.store, payload, project=detect_project(None), lore_session=session_id
+        )
+        _debug(event, said)
+        return _context("UserPromptSubmit", text) if text else None
+    if event in ("post-tool-use", "post-tool-use-failure"):
+        _debug(event, "nothing written: failure capture needs lore ingest's extraction")
+        return None
+    if event == "stop":
+        _debug(event, "nothing written: transcript ingestion needs lore ingest")
+        return None
+    from lore.sessions.hooks import auto_handoff
+
     name = "PreCompact" if event == "pre-compact" else "SessionEnd"
     session, said = auto_handoff(app.store, name, payload, project=detect_project(None))
     _debug(event, said if session is not None else f"nothing written: {said}")
     return None
+
+
+def _note_session(app: App, payload: dict[str, Any]) -> None:
+    """Remember the agent session the hooks saw last (``lore hooks pause`` acts on it)."""
+    from lore.sessions.hook_state import note_last
+
+    session, cwd = payload.get("session_id"), payload.get("cwd")
+    if isinstance(session, str) and session.strip():
+        with contextlib.suppress(OSError):
+            note_last(app.root.local, session, cwd if isinstance(cwd, str) else None)
+
+
+# --- pause --------------------------------------------------------------------------------
+
+
+def _pause_target(app: App, session: str | None) -> str:
+    from lore.errors import NotFoundError
+    from lore.sessions.hook_state import last_session
+
+    chosen = session or last_session(app.root.local)
+    if not chosen:
+        raise NotFoundError(
+            "no agent session has run lore's hooks on this root yet: name one with --session"
+        )
+    return chosen
+
+
+@hooks_cmd.command(name="pause")
+@click.option("--session", help="The agent's session id (default: the last one the hooks saw).")
+@json_option
+@pass_app
+def hooks_pause_cmd(app: App, session: str | None, as_json: bool) -> None:
+    """Stop injecting memories into an agent session (prompts and failures).
+
+    Capture goes on; only the context lore adds to prompts and failed commands
+    stops, until `lore hooks unpause`. LORE_HOOKS_PAUSE=1 in the agent's
+    environment does the same for every session it runs.
+    """
+    from lore.sessions.hook_state import set_paused
+
+    chosen = _pause_target(app, session)
+    changed = set_paused(app.root.local, chosen, True)
+    if as_json:
+        emit_json({"ok": True, "session": chosen, "paused": True, "changed": changed})
+        return
+    echo(f"injection paused for session {chosen}" + ("" if changed else " (already)"))
+
+
+@hooks_cmd.command(name="unpause")
+@click.option("--session", help="The agent's session id (default: the last one the hooks saw).")
+@json_option
+@pass_app
+def hooks_unpause_cmd(app: App, session: str | None, as_json: bool) -> None:
+    """Inject memories into an agent session again after `lore hooks pause`."""
+    from lore.sessions.hook_state import set_paused
+
+    chosen = _pause_target(app, session)
+    changed = set_paused(app.root.local, chosen, False)
+    if as_json:
+        emit_json({"ok": True, "session": chosen, "paused": False, "changed": changed})
+        return
+    echo(f"injection resumed for session {chosen}" + ("" if changed else " (was not paused)"))

@@ -44,7 +44,12 @@ def sessions(data_dir: Path) -> list[dict[str, Any]]:
 # --- install / uninstall --------------------------------------------------------------
 
 
-def test_install_and_uninstall_from_the_cli(run: Run, tmp_path: Path) -> None:
+ALL = (
+    "SessionStart, UserPromptSubmit, PostToolUse, PostToolUseFailure, PreCompact, Stop, SessionEnd"
+)
+
+
+def test_install_and_uninstall_from_the_cli(run: Run, tmp_path: Path, data_dir: Path) -> None:
     settings = tmp_path / "settings.json"
     original = '{"model": "opus", "hooks": {"Stop": [{"hooks": []}]}}'
     settings.write_text(original)
@@ -54,24 +59,26 @@ def test_install_and_uninstall_from_the_cli(run: Run, tmp_path: Path) -> None:
     assert data == {
         "ok": True,
         "settings": str(settings),
-        "added": ["SessionStart", "PreCompact", "SessionEnd"],
+        "added": ALL.split(", "),
+        "updated": [],
         "backup": data["backup"],
     }
     assert Path(data["backup"]).read_text() == original
-    command = orjson.loads(settings.read_bytes())["hooks"]["SessionStart"][0]["hooks"][0]
+    hooks = orjson.loads(settings.read_bytes())["hooks"]
     lore_bin = this_lore()
     assert os.path.isabs(lore_bin)
-    assert command == {
+    # LORE_DATA_DIR chose the root: the hooks run on it, whatever their environment.
+    root = shlex.quote(str(data_dir))
+    assert hooks["SessionStart"][0]["hooks"][0] == {
         "type": "command",
-        "command": f"{shlex.quote(lore_bin)} hooks run session-start",
+        "command": f"{shlex.quote(lore_bin)} --data-dir {root} hooks run session-start",
         "timeout": 10,
     }
+    assert hooks["PostToolUseFailure"][0]["matcher"] == "Bash"
     again = run("hooks", "install", "--claude", "--settings", str(settings))
     assert again.stdout == f"lore hooks already installed in {settings}\n"
     removed = run("hooks", "uninstall", "--settings", str(settings))
-    assert removed.stdout == (
-        f"removed SessionStart, PreCompact, SessionEnd hooks from {settings}\n"
-    )
+    assert removed.stdout == f"removed {ALL} hooks from {settings}\n"
     assert orjson.loads(settings.read_bytes()) == json.loads(original)
     assert run("hooks", "uninstall", "--settings", str(settings)).stdout == (
         f"no lore hooks in {settings}\n"
@@ -81,12 +88,57 @@ def test_install_and_uninstall_from_the_cli(run: Run, tmp_path: Path) -> None:
 def test_install_defaults_to_the_user_settings(run: Run) -> None:
     result = run("hooks", "install", "--claude")
     settings = Path(os.environ["HOME"]) / ".claude" / "settings.json"
-    assert result.stdout == f"added SessionStart, PreCompact, SessionEnd hooks to {settings}\n"
-    assert set(orjson.loads(settings.read_bytes())["hooks"]) == {
-        "SessionStart",
-        "PreCompact",
-        "SessionEnd",
+    assert result.stdout == f"added {ALL} hooks in {settings}\n"
+    assert list(orjson.loads(settings.read_bytes())["hooks"]) == ALL.split(", ")
+
+
+def test_data_dir_given_to_lore_is_kept_in_the_hooks(tmp_path: Path) -> None:
+    """Issue 15: `lore --data-dir DIR hooks install` wrote hooks that ran on the default
+    root. Run the command it writes, as Claude Code does (a shell, no LORE_DATA_DIR)."""
+    chosen, settings = tmp_path / "chosen root", tmp_path / "settings.json"
+    env = {k: v for k, v in os.environ.items() if k != "LORE_DATA_DIR"}
+    this = str(Path(sys.executable).with_name("lore"))
+    subprocess.run(
+        [
+            this,
+            "--data-dir",
+            str(chosen),
+            "hooks",
+            "install",
+            "--claude",
+            "--settings",
+            str(settings),
+        ],
+        env=env,
+        capture_output=True,
+        check=True,
+    )
+    group = orjson.loads(settings.read_bytes())["hooks"]["PreCompact"][0]
+    command = group["hooks"][0]["command"]
+    assert (
+        command
+        == f"{shlex.quote(this)} --data-dir {shlex.quote(str(chosen))} hooks run pre-compact"
+    )
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(
+        json.dumps({"type": "user", "message": {"content": "Add retries"}}) + "\n"
+    )
+    payload = {
+        "session_id": CLAUDE_SESSION,
+        "transcript_path": str(transcript),
+        "cwd": str(tmp_path),
     }
+    done = subprocess.run(
+        ["/bin/sh", "-c", command],
+        input=json.dumps(payload),
+        text=True,
+        env=env,
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert [s["id"] for s in sessions(chosen)] == [SESSION_ID]
 
 
 def test_install_needs_claude(run: Run, tmp_path: Path) -> None:
@@ -391,6 +443,7 @@ def test_hooks_install_writes_the_lore_that_runs_not_another_on_path(tmp_path: P
     this = str(Path(sys.executable).with_name("lore"))
     settings = tmp_path / "settings.json"
     env = {**os.environ, "PATH": f"{other}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("LORE_DATA_DIR")  # no root chosen: the hooks name none
     subprocess.run(
         [this, "hooks", "install", "--claude", "--settings", str(settings)],
         capture_output=True,
