@@ -111,9 +111,10 @@ def mcp_install_cmd(
     the working directory.
     """
     from lore.mcp import agents
+    from lore.sessions.agents import config_file
 
     agent = _agent(claude, codex, cursor)
-    path = agents.config_file(agent, scope, _project_dir())
+    path = config_file(agent, scope, _project_dir())
     server = agents.entry(agent, this_lore(), app.chosen_root)
     if show:
         if as_json:
@@ -137,9 +138,10 @@ def mcp_install_cmd(
 def mcp_uninstall_cmd(claude: bool, codex: bool, cursor: bool, scope: str, as_json: bool) -> None:
     """Remove lore's MCP server from an agent's configuration (nothing else)."""
     from lore.mcp import agents
+    from lore.sessions.agents import config_file
 
     agent = _agent(claude, codex, cursor)
-    path = agents.config_file(agent, scope, _project_dir())
+    path = config_file(agent, scope, _project_dir())
     result = agents.uninstall(agent, path)
     if as_json:
         emit_json({"ok": True, "agent": agent, "scope": scope, **result})
