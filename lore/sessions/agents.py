@@ -112,6 +112,8 @@ def _hooks(settings: Path, default: Path) -> list[Integration]:
     if not isinstance(data, dict):
         return []
     out: list[Integration] = []
+    # Claude Code gives the settings' "env" to every session, and so to its hooks.
+    env = data.get("env") if isinstance(data.get("env"), dict) else None
     hooks = data.get("hooks")
     by_root: dict[tuple[Path, bool], list[str]] = {}
     for event in EVENTS if isinstance(hooks, dict) else ():
@@ -122,7 +124,7 @@ def _hooks(settings: Path, default: Path) -> list[Integration]:
                 if not is_ours(entry, event.name):
                     continue
                 with contextlib.suppress(ValueError):
-                    key = root_of(shlex.split(entry["command"]), None, default)
+                    key = root_of(shlex.split(entry["command"]), env, default)
                     by_root.setdefault(key, []).append(event.claude)
     for (root, named), events in by_root.items():
         out.append(Integration(settings, f"hooks {', '.join(events)}", root, named))
@@ -130,8 +132,9 @@ def _hooks(settings: Path, default: Path) -> list[Integration]:
     if isinstance(plugins, dict):
         for plugin, enabled in plugins.items():
             if enabled is True and str(plugin).split("@")[0] == PLUGIN:
-                # The plugin runs `lore` from PATH and names no root.
-                out.append(Integration(settings, f"plugin {plugin}", default, False))
+                # The plugin runs `lore` from PATH: the root is the settings' env's, or none.
+                root, named = root_of([], env, default)
+                out.append(Integration(settings, f"plugin {plugin}", root, named))
     return out
 
 

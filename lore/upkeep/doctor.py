@@ -27,7 +27,7 @@ class Finding:
 
     severity: str  # "error", "warning" or "info"
     code: str  # stale-index, corrupt-index, corrupt-graph, temp-file, lock-held,
-    # quarantine-file, agent-root
+    # quarantine-file, agent-root, agent-hooks-twice
     path: str
     message: str
     fixable: bool = False
@@ -255,6 +255,15 @@ def _agent_findings(store: Store) -> list[Finding]:
             f"(lore --data-dir {store.path} hooks install --claude, or mcp install)"
         )
         out.append(Finding("warning", "agent-root", str(item.file), message))
+    hooks = [i for i in found if i.what.startswith("hooks ")]
+    plugins = [i for i in found if i.what.startswith("plugin ")]
+    if hooks and plugins:
+        message = (
+            f"lore's hooks are installed here and by the {plugins[0].what} "
+            f"({plugins[0].file}): every event runs lore twice (a failed command counts "
+            "twice); keep one (lore hooks uninstall, or claude plugin uninstall)"
+        )
+        out.append(Finding("warning", "agent-hooks-twice", str(hooks[0].file), message))
     return out
 
 

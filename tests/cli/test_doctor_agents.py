@@ -75,9 +75,24 @@ def test_each_integration_on_another_root_is_named(
     assert "(the default: it names no root)" in plugin
     assert mcp_project.startswith(f"MCP server lore runs lore on {other} (named there)")
     assert mcp_user.startswith(f"MCP server lore runs lore on {other} (named there)")
+    twice = [f for f in json.loads(result.stdout)["findings"] if f["code"] == "agent-hooks-twice"]
+    assert [f["path"] for f in twice] == [str(settings)]
+    assert "every event runs lore twice" in twice[0]["message"]
     text = run("--data-dir", str(data_dir), "doctor")
     assert f"{settings}: warning: hooks SessionStart" in text.stdout
     assert "[agent-root]" in text.stdout
+
+
+def test_the_settings_env_names_the_root_of_hooks_and_plugin(
+    run: Run, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = Path.home() / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(
+        json.dumps({"env": {"LORE_DATA_DIR": str(data_dir)}, "enabledPlugins": {"lore@lore": True}})
+    )
+    monkeypatch.delenv("LORE_DATA_DIR")
+    assert agent_findings(run("--data-dir", str(data_dir), "doctor", "--json")) == []
 
 
 def test_issue_15_hooks_without_a_root_while_the_cli_names_one(
