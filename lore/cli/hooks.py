@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from lore.cli._app import App, this_lore
-from lore.cli._output import echo, emit_json, json_option
+from lore.cli._output import echo, emit_json, json_option, note
 
 pass_app = click.make_pass_decorator(App)
 
@@ -23,10 +23,44 @@ HOOK_SECONDS = 0.9
 HOOK_BUDGET = 1500  # tokens of resume context a session starts with (LORE_HOOK_BUDGET)
 
 
-def _settings_path(settings: str | None) -> Path:
+def _agent(claude: bool, codex: bool, gemini: bool) -> str:
+    from lore.errors import UsageError
+
+    chosen = [n for n, on in (("claude", claude), ("codex", codex), ("gemini", gemini)) if on]
+    if len(chosen) != 1:
+        raise UsageError("name one agent: --claude, --codex or --gemini")
+    return chosen[0]
+
+
+def _settings_path(agent: str, scope: str, settings: str | None) -> Path:
     if settings:
         return Path(settings).expanduser()
-    return Path.home() / ".claude" / "settings.json"
+    from lore.capture.build import _repo
+    from lore.sessions.agents import hooks_file
+
+    repo = _repo()
+    return hooks_file(agent, scope, Path(repo.top) if repo is not None else Path.cwd())
+
+
+def agent_options(fn: Any) -> Any:
+    for option in reversed(
+        [
+            click.option("--claude", is_flag=True, help="Claude Code (settings.json)."),
+            click.option("--codex", is_flag=True, help="Codex CLI (hooks.json)."),
+            click.option("--gemini", is_flag=True, help="Gemini CLI (settings.json)."),
+            click.option(
+                "--scope",
+                type=click.Choice(["user", "project"]),
+                default="user",
+                show_default=True,
+                help="The user's file or the project's.",
+            ),
+            click.option("--settings", help="The file to edit instead (any agent's format)."),
+            json_option,
+        ]
+    ):
+        fn = option(fn)
+    return fn
 
 
 @click.group(name="hooks")
@@ -35,28 +69,41 @@ def hooks_cmd() -> None:
 
 
 @hooks_cmd.command(name="install")
-@click.option("--claude", is_flag=True, required=True, help="Install the Claude Code hooks.")
-@click.option("--settings", help="Settings JSON to edit (default: ~/.claude/settings.json).")
-@json_option
+@agent_options
 @pass_app
-def hooks_install_cmd(app: App, claude: bool, settings: str | None, as_json: bool) -> None:
-    """Add lore's hooks to a Claude Code settings file (idempotent).
+def hooks_install_cmd(
+    app: App,
+    claude: bool,
+    codex: bool,
+    gemini: bool,
+    scope: str,
+    settings: str | None,
+    as_json: bool,
+) -> None:
+    """Add lore's hooks to an agent's settings (idempotent).
 
     SessionStart injects `lore resume` as context; UserPromptSubmit injects
     the memories relevant to each prompt (ids, each record once per session);
-    PostToolUse and PostToolUseFailure (Bash) record a failed command at once
-    and tell the agent when its type reaches the Rule of Three; PreCompact,
-    Stop and SessionEnd ingest the session's transcript from its watermark
-    (PreCompact and SessionEnd also write an automatic handoff). Each runs
-    this lore, with --data-dir DIR when the root was chosen by --data-dir or
-    LORE_DATA_DIR. An older lore entry for an event is replaced; the file is
-    backed up before any change; other hooks and settings are left as they are.
+    PostToolUse and PostToolUseFailure (shell commands) record a failed
+    command at once and tell the agent when its type reaches the Rule of
+    Three; PreCompact, Stop and SessionEnd ingest the session's transcript from
+    its watermark (PreCompact and SessionEnd also write an automatic handoff).
+    Codex CLI and Gemini CLI get the events they have, under their names. Each
+    hook runs this lore, with --data-dir DIR when the root was chosen by
+    --data-dir or LORE_DATA_DIR. An older lore entry for an event is replaced;
+    the file is backed up before any change; other hooks and settings are left
+    as they are. Files: Claude Code ~/.claude/settings.json (project:
+    .claude/settings.json), Codex ~/.codex/hooks.json ($CODEX_HOME; project:
+    .codex/hooks.json), Gemini CLI ~/.gemini/settings.json (project:
+    .gemini/settings.json).
     """
     from lore.sessions.hooks import install
 
-    result = install(_settings_path(settings), this_lore(), app.chosen_root)
+    agent = _agent(claude, codex, gemini)
+    path = _settings_path(agent, scope, settings)
+    result = install(path, this_lore(), app.chosen_root, agent)
     if as_json:
-        emit_json({"ok": True, **result})
+        emit_json({"ok": True, "agent": agent, **result})
         return
     for verb, events in (("added", result["added"]), ("updated", result["updated"])):
         if events:
@@ -65,19 +112,24 @@ def hooks_install_cmd(app: App, claude: bool, settings: str | None, as_json: boo
         echo(f"backup: {result['backup']}")
     if not result["added"] and not result["updated"]:
         echo(f"lore hooks already installed in {result['settings']}")
+    if agent == "codex" and result["added"]:
+        note("Codex asks you to review and trust new hooks before it runs them")
+    if agent == "gemini" and result["added"]:
+        note("Gemini CLI runs hooks only with its hooks system on (/settings: Enable Hooks)")
 
 
 @hooks_cmd.command(name="uninstall")
-@click.option("--claude", is_flag=True, default=True, help="Remove the Claude Code hooks.")
-@click.option("--settings", help="Settings JSON to edit (default: ~/.claude/settings.json).")
-@json_option
-def hooks_uninstall_cmd(claude: bool, settings: str | None, as_json: bool) -> None:
-    """Remove exactly the hooks `lore hooks install` added."""
+@agent_options
+def hooks_uninstall_cmd(
+    claude: bool, codex: bool, gemini: bool, scope: str, settings: str | None, as_json: bool
+) -> None:
+    """Remove exactly the hooks `lore hooks install` added (default: Claude Code's)."""
     from lore.sessions.hooks import uninstall
 
-    result = uninstall(_settings_path(settings))
+    agent = _agent(claude or not (codex or gemini), codex, gemini)
+    result = uninstall(_settings_path(agent, scope, settings), agent)
     if as_json:
-        emit_json({"ok": True, **result})
+        emit_json({"ok": True, "agent": agent, **result})
         return
     if result["removed"]:
         echo(f"removed {', '.join(result['removed'])} hooks from {result['settings']}")
@@ -200,8 +252,14 @@ def _session_id(payload: dict[str, Any]) -> str | None:
     return f"session-{hexed[:32]}" if len(hexed) >= 8 else None
 
 
-def _context(claude_event: str, text: str) -> dict[str, Any]:
-    return {"hookSpecificOutput": {"hookEventName": claude_event, "additionalContext": text}}
+def _context(event: str, payload: dict[str, Any], text: str) -> dict[str, Any]:
+    """The hook's answer: ``additionalContext`` under the event's name as the agent spelt
+    it in the payload (Gemini CLI's ``BeforeAgent``), else as Claude Code spells it."""
+    from lore.sessions.hook_events import BY_NAME, normalize
+
+    said = payload.get("hook_event_name")
+    name = said if normalize(said) is BY_NAME[event] else BY_NAME[event].claude
+    return {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
 
 
 def _run(
@@ -223,7 +281,7 @@ def _run(
             budget = HOOK_BUDGET
         text, _ = render(resume(app.store, project=project), budget=budget)
         _note_session(app, payload)
-        return _context("SessionStart", text)
+        return _context(event, payload, text)
     if problem is not None:  # fail open: write nothing, exit 0
         _debug(event, f"nothing written: {problem}")
         return None
@@ -238,7 +296,7 @@ def _run(
             app.store, payload, project=detect_project(None), lore_session=session_id
         )
         _debug(event, said)
-        return _context("UserPromptSubmit", text) if text else None
+        return _context(event, payload, text) if text else None
     if event in ("post-tool-use", "post-tool-use-failure"):
         _debug(event, "nothing written: failure capture needs lore ingest's extraction")
         return None

@@ -33,14 +33,28 @@ def config_file(agent: str, scope: str, project_dir: Path) -> Path:
     raise UsageError(f"unknown agent {agent!r}: use one of {', '.join(AGENTS)}")
 
 
-def claude_settings(project_dir: Path) -> list[Path]:
-    """Claude Code's settings files that can hold hooks: the user's, the project's and the
-    project's local one."""
-    return [
-        Path.home() / ".claude" / "settings.json",
-        project_dir / ".claude" / "settings.json",
-        project_dir / ".claude" / "settings.local.json",
-    ]
+HOOK_AGENTS = ("claude", "codex", "gemini")
+
+
+def hooks_file(agent: str, scope: str, project_dir: Path) -> Path:
+    """Where ``agent`` reads hooks for ``scope``: Claude Code's and Gemini CLI's
+    ``settings.json``, Codex's ``hooks.json`` (see docs/how-to/agents.md)."""
+    home = Path.home()
+    if agent == "codex":
+        if scope == "project":
+            return project_dir / ".codex" / "hooks.json"
+        return Path(os.environ.get("CODEX_HOME") or home / ".codex") / "hooks.json"
+    if agent in ("claude", "gemini"):
+        return (project_dir if scope == "project" else home) / f".{agent}" / "settings.json"
+    raise UsageError(f"unknown agent {agent!r}: use one of {', '.join(HOOK_AGENTS)}")
+
+
+def hook_files(project_dir: Path) -> list[Path]:
+    """Every file that can hold lore's hooks: each agent's user and project files, and
+    Claude Code's project-local settings."""
+    found = [hooks_file(a, s, project_dir) for a in HOOK_AGENTS for s in SCOPES]
+    found.insert(2, project_dir / ".claude" / "settings.local.json")
+    return found
 
 
 class Integration(NamedTuple):
@@ -81,7 +95,7 @@ def integrations(project_dir: Path, default: Path) -> list[Integration]:
     """Every place lore is wired into an agent on this machine for ``project_dir``, with
     the root each runs lore on (``default``: the root lore picks when none is named)."""
     found: list[Integration] = []
-    for settings in claude_settings(project_dir):
+    for settings in hook_files(project_dir):
         found.extend(_hooks(settings, default))
     for agent in AGENTS:
         for scope in SCOPES:
@@ -105,7 +119,7 @@ def _load_json(path: Path) -> Any:
 
 
 def _hooks(settings: Path, default: Path) -> list[Integration]:
-    from lore.sessions.hook_events import EVENTS
+    from lore.sessions.hook_events import NAMES
     from lore.sessions.hooks import is_ours
 
     data = _load_json(settings)
@@ -116,16 +130,15 @@ def _hooks(settings: Path, default: Path) -> list[Integration]:
     env = data.get("env") if isinstance(data.get("env"), dict) else None
     hooks = data.get("hooks")
     by_root: dict[tuple[Path, bool], list[str]] = {}
-    for event in EVENTS if isinstance(hooks, dict) else ():
-        groups = hooks.get(event.claude)  # type: ignore[union-attr]
+    for theirs, groups in hooks.items() if isinstance(hooks, dict) else ():
         for group in groups if isinstance(groups, list) else ():
             entries = group.get("hooks") if isinstance(group, dict) else None
             for entry in entries if isinstance(entries, list) else ():
-                if not is_ours(entry, event.name):
+                if not any(is_ours(entry, name) for name in NAMES):
                     continue
                 with contextlib.suppress(ValueError):
                     key = root_of(shlex.split(entry["command"]), env, default)
-                    by_root.setdefault(key, []).append(event.claude)
+                    by_root.setdefault(key, []).append(str(theirs))
     for (root, named), events in by_root.items():
         out.append(Integration(settings, f"hooks {', '.join(events)}", root, named))
     plugins = data.get("enabledPlugins")

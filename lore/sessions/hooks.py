@@ -70,54 +70,60 @@ def _groups(settings: Path, hooks: dict[str, Any], event: str) -> list[Any]:
     return groups
 
 
-def install(settings: Path, lore_bin: str, data_dir: str | None = None) -> dict[str, Any]:
-    """Add lore's hooks (``lore.sessions.hook_events.EVENTS``) to a Claude Code settings
-    file; idempotent; an entry of lore's that runs another lore or another data root is
-    replaced. Backs the file up before changing it."""
-    from lore.sessions.hook_events import EVENTS
+def install(
+    settings: Path, lore_bin: str, data_dir: str | None = None, agent: str = "claude"
+) -> dict[str, Any]:
+    """Add lore's hooks for ``agent`` (``lore.sessions.hook_events.AGENTS``) to its
+    settings file; idempotent; an entry of lore's that runs another lore or another data
+    root is replaced. Backs the file up before changing it."""
+    from lore.sessions.hook_events import AGENTS
 
+    spec = AGENTS[agent]
     data = load_settings(settings)
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise InvalidInputError(f"{settings}: 'hooks' is not an object", file=str(settings))
     added, updated = [], []
-    for event in EVENTS:
-        command = hook_command(lore_bin, event.name, data_dir)
-        groups = _groups(settings, hooks, event.claude)
+    for theirs, name, matcher in spec.events:
+        command = hook_command(lore_bin, name, data_dir)
+        groups = _groups(settings, hooks, theirs)
         found = [
             (group, entry)
             for group in groups
             if isinstance(group, dict) and isinstance(group.get("hooks"), list)
             for entry in group["hooks"]
-            if is_ours(entry, event.name)
+            if is_ours(entry, name)
         ]
+        entry: dict[str, Any] = {"name": f"lore-{name}"} if spec.named else {}
+        entry.update(type="command", command=command, timeout=spec.timeout)
         if len(found) == 1:
-            group, entry = found[0]
-            if entry["command"] == command and group.get("matcher") == event.matcher:
+            group, current = found[0]
+            if current == entry and group.get("matcher") == matcher:
                 continue
-        for group, entry in found:
-            group["hooks"].remove(entry)
+        for group, current in found:
+            group["hooks"].remove(current)
         # Only a group that held nothing but lore's entries goes away with them.
         groups[:] = [g for g in groups if not any(g is f[0] for f in found) or g["hooks"]]
-        ours: dict[str, Any] = {"matcher": event.matcher} if event.matcher else {}
-        ours["hooks"] = [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]
+        ours: dict[str, Any] = {"matcher": matcher} if matcher else {}
+        ours["hooks"] = [entry]
         groups.append(ours)
-        (updated if found else added).append(event.claude)
+        (updated if found else added).append(theirs)
     changed = added or updated
     backup = write_settings(settings, data) if changed else None
     return {"settings": str(settings), "added": added, "updated": updated, "backup": backup}
 
 
-def uninstall(settings: Path, lore_bin: str | None = None) -> dict[str, Any]:
-    """Remove exactly the hook entries lore added (any lore path), nothing else."""
-    from lore.sessions.hook_events import EVENTS
+def uninstall(settings: Path, agent: str = "claude") -> dict[str, Any]:
+    """Remove exactly the hook entries lore added for ``agent`` (any lore path), nothing
+    else."""
+    from lore.sessions.hook_events import AGENTS
 
     data = load_settings(settings)
     hooks = data.get("hooks")
     removed = []
     if isinstance(hooks, dict):
-        for event in EVENTS:
-            groups = hooks.get(event.claude)
+        for theirs, name, _ in AGENTS[agent].events:
+            groups = hooks.get(theirs)
             if not isinstance(groups, list):
                 continue
             kept_groups = []
@@ -127,7 +133,7 @@ def uninstall(settings: Path, lore_bin: str | None = None) -> dict[str, Any]:
                 if not isinstance(entries, list):
                     kept_groups.append(group)
                     continue
-                kept = [h for h in entries if not is_ours(h, event.name)]
+                kept = [h for h in entries if not is_ours(h, name)]
                 if len(kept) == len(entries):
                     kept_groups.append(group)  # not ours, even when empty: left as it is
                     continue
@@ -136,12 +142,12 @@ def uninstall(settings: Path, lore_bin: str | None = None) -> dict[str, Any]:
                     kept_groups.append({**group, "hooks": kept})
             if not touched:
                 continue
-            removed.append(event.claude)
+            removed.append(theirs)
             # Only a structure we emptied goes away with our entries.
             if kept_groups:
-                hooks[event.claude] = kept_groups
+                hooks[theirs] = kept_groups
             else:
-                hooks.pop(event.claude, None)
+                hooks.pop(theirs, None)
         if removed and not hooks:
             data.pop("hooks", None)
     backup = write_settings(settings, data) if removed else None

@@ -58,6 +58,7 @@ def test_install_and_uninstall_from_the_cli(run: Run, tmp_path: Path, data_dir: 
     data = json.loads(result.stdout)
     assert data == {
         "ok": True,
+        "agent": "claude",
         "settings": str(settings),
         "added": ALL.split(", "),
         "updated": [],
@@ -141,11 +142,77 @@ def test_data_dir_given_to_lore_is_kept_in_the_hooks(tmp_path: Path) -> None:
     assert [s["id"] for s in sessions(chosen)] == [SESSION_ID]
 
 
-def test_install_needs_claude(run: Run, tmp_path: Path) -> None:
-    result = run("hooks", "install", "--settings", str(tmp_path / "s.json"))
-    assert result.exit_code == 2
-    assert "Missing option '--claude'" in result.stderr
+def test_install_needs_one_agent(run: Run, tmp_path: Path) -> None:
+    for flags in ([], ["--claude", "--codex"]):
+        result = run("hooks", "install", *flags, "--settings", str(tmp_path / "s.json"))
+        assert result.exit_code == 2
+        assert result.stderr == "lore: error: name one agent: --claude, --codex or --gemini\n"
     assert not (tmp_path / "s.json").exists()
+
+
+def test_install_codex_and_gemini_hooks(run: Run, data_dir: Path) -> None:
+    """Codex reads Claude Code's format from hooks.json; Gemini CLI its own names, a
+    name per hook and milliseconds (developers.openai.com/codex/hooks,
+    geminicli.com/docs/hooks)."""
+    lore_bin, root = shlex.quote(this_lore()), shlex.quote(str(data_dir))
+    codex = run("hooks", "install", "--codex", "--json")
+    assert codex.exit_code == 0, codex.stderr
+    path = Path.home() / ".codex" / "hooks.json"
+    assert json.loads(codex.stdout)["settings"] == str(path)
+    hooks = orjson.loads(path.read_bytes())["hooks"]
+    assert list(hooks) == ["SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "Stop"]
+    assert hooks["PostToolUse"] == [
+        {
+            "matcher": "Bash",
+            "hooks": [
+                {
+                    "type": "command",
+                    "command": f"{lore_bin} --data-dir {root} hooks run post-tool-use",
+                    "timeout": 10,
+                }
+            ],
+        }
+    ]
+    gemini = run("hooks", "install", "--gemini")
+    assert "Enable Hooks" in gemini.stderr
+    hooks = orjson.loads((Path.home() / ".gemini" / "settings.json").read_bytes())["hooks"]
+    assert list(hooks) == [
+        "SessionStart",
+        "BeforeAgent",
+        "AfterTool",
+        "PreCompress",
+        "AfterAgent",
+        "SessionEnd",
+    ]
+    assert hooks["AfterTool"][0]["matcher"] == "run_shell_command"
+    assert hooks["BeforeAgent"][0]["hooks"] == [
+        {
+            "name": "lore-user-prompt-submit",
+            "type": "command",
+            "command": f"{lore_bin} --data-dir {root} hooks run user-prompt-submit",
+            "timeout": 10000,
+        }
+    ]
+    assert run("hooks", "install", "--gemini").stdout.startswith("lore hooks already installed")
+    removed = run("hooks", "uninstall", "--gemini")
+    assert removed.stdout.startswith("removed SessionStart, BeforeAgent, AfterTool")
+    assert run("hooks", "uninstall", "--codex", "--json").exit_code == 0
+    assert orjson.loads(path.read_bytes()) == {}
+
+
+def test_gemini_gets_its_own_event_name_back(run: Run) -> None:
+    payload = {"session_id": CLAUDE_SESSION, "hook_event_name": "SessionStart", "source": "startup"}
+    out = json.loads(run("hooks", "run", "session-start", input=json.dumps(payload)).stdout)
+    assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    payload = {"session_id": CLAUDE_SESSION, "hook_event_name": "BeforeAgent", "prompt": "hi"}
+    run("remember", "Greet users with hi in the CLI banner")
+    result = run(
+        "hooks",
+        "run",
+        "BeforeAgent",
+        input=json.dumps({**payload, "prompt": "the CLI banner should greet users"}),
+    )
+    assert json.loads(result.stdout)["hookSpecificOutput"]["hookEventName"] == "BeforeAgent"
 
 
 def test_install_into_malformed_json_is_refused(run: Run, tmp_path: Path) -> None:
