@@ -292,11 +292,11 @@ def _run(
     if event == "user-prompt-submit":
         from lore.sessions.inject import prompt_context
 
-        text, said = prompt_context(
+        found, said = prompt_context(
             app.store, payload, project=detect_project(None), lore_session=session_id
         )
         _debug(event, said)
-        return _context(event, payload, text) if text else None
+        return _context(event, payload, found) if found else None
     if event in ("post-tool-use", "post-tool-use-failure"):
         _debug(event, "nothing written: failure capture needs lore ingest's extraction")
         return None

@@ -83,7 +83,8 @@ def install(
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise InvalidInputError(f"{settings}: 'hooks' is not an object", file=str(settings))
-    added, updated = [], []
+    added: list[str] = []
+    updated: list[str] = []
     for theirs, name, matcher in spec.events:
         command = hook_command(lore_bin, name, data_dir)
         groups = _groups(settings, hooks, theirs)
