@@ -140,11 +140,15 @@ def measure_failures(
 def row(label: str, where: str, times: list[float], target: float | None, note: str) -> str:
     ms = sorted(t * 1000 for t in times)
     p50 = statistics.median(ms)
-    p90 = ms[min(len(ms) - 1, int(round(0.9 * (len(ms) - 1))))]
+    p90 = ms[min(len(ms) - 1, round(0.9 * (len(ms) - 1)))]
     verdict = "—" if target is None else ("PASS" if p50 <= target * 1000 else "**FAIL**")
     goal = "—" if target is None else f"p50 ≤ {target * 1000:.0f} ms"
-    return (f"| `lore hooks run {label.split(':')[0]}` ({label.split(': ', 1)[1]}) | {where} | "
-            f"{len(ms)} | {p50:.1f} | {p90:.1f} | {ms[0]:.0f}–{ms[-1]:.0f} | {goal} | {verdict} | {note} |")  # fmt: skip
+    event, what = label.split(": ", 1)
+    spread = f"{ms[0]:.0f}–{ms[-1]:.0f}"
+    return (
+        f"| `lore hooks run {event}` ({what}) | {where} | {len(ms)} | {p50:.1f} | {p90:.1f} | "
+        f"{spread} | {goal} | {verdict} | {note} |"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
