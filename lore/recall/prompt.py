@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 from lore.index import analyze
 from lore.index.columns import SEARCH_KINDS
-from lore.index.persist import Index, open_index
+from lore.index.persist import Index, current, open_index
 from lore.store.core import Store
 
 KINDS = ("anti-pattern", "pattern", "decision", "goal", "failure")
@@ -69,7 +69,9 @@ def relevant(
     from lore.components.journal import extract_entities
 
     prompt = prompt[:MAX_PROMPT]
-    idx = index or open_index(store)
+    # The stored index brought up to date in memory for the kinds injected: a hook never
+    # rewrites the whole index file for a record or two captured since it was saved.
+    idx = index or current(store, KINDS) or open_index(store)
     if idx.size == 0:
         return []
     allowed = _Allowed(idx, project, session)
