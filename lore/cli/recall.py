@@ -73,6 +73,11 @@ UNTIL_HELP = "Only records before the end of a time (same forms; 7d: older than 
     help="Also list records within N graph edges of each hit (0-3).",
 )
 @click.option("--deep", is_flag=True, help="Rank by personalized PageRank seeded from the hits.")
+@click.option(
+    "--routed",
+    is_flag=True,
+    help="Also ask Engram's memory database; merge both, each result marked with its store.",
+)
 @json_option
 @pass_app
 def recall_cmd(
@@ -94,6 +99,7 @@ def recall_cmd(
     as_brief: bool,
     graph_depth: int,
     deep: bool,
+    routed: bool,
     as_json: bool,
 ) -> None:
     """Search every kind of record for QUERY, best match first.
@@ -123,6 +129,12 @@ def recall_cmd(
     ({"text", "since", "until"}) or null, "type" is the record's kind and a
     decision's own type is "decision_type".
 
+    --routed also asks Engram ($CLAUDE_MEMORY_DB): Engram first for what you
+    were doing ("what was I working on", "last session"), lore first for
+    decisions, patterns and failures, else both in turn; each result says which
+    store it came from (--json: {"query", "route", "why", "engram", "results":
+    [{"store", "id", "type", "score", "title", "timestamp", "item"}]}).
+
     \b
     Examples:
       lore recall why did we pick postgres
@@ -131,6 +143,7 @@ def recall_cmd(
       lore recall deploy --since 2026-05 --until 2026-W21
       lore recall --brief auth
       lore recall --deep "session store" --explain
+      lore recall --routed what was I working on yesterday
     """
     modes = [
         name
@@ -145,6 +158,26 @@ def recall_cmd(
     if len(modes) > 1:
         flags = " and ".join(f"--{m}" for m in modes)
         raise UsageError(f"choose one mode: {flags} cannot be combined")
+    if routed:
+        if modes or deep or graph_depth or explain:
+            raise UsageError(
+                "--routed goes with a plain QUERY (no mode, --deep, --graph-depth or --explain)"
+            )
+        from lore.cli.routed import routed_recall
+
+        routed_recall(
+            app,
+            _query(query),
+            as_json,
+            kinds=kinds,
+            project=project,
+            tags=tags,
+            since=since,
+            until=until,
+            limit=limit,
+            show_all=show_all,
+        )
+        return
     _show(
         app,
         _query(query),

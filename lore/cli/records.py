@@ -41,6 +41,7 @@ def _render_dict(value: dict[str, Any]) -> str:
 def show_cmd(app: App, record_id: str, history: bool, as_json: bool) -> None:
     """Print the record with id RECORD_ID (any kind) in its latest state.
 
+    RECORD_ID may also be the legacy_id of a record imported from bash-lore.
     With --json, prints the record exactly as stored, revisions folded in
     (with --history: {"record": ..., "history": [...]}). Evidence that supports
     the record is listed after it (--json: an "evidence" array of evidence records,
@@ -60,7 +61,7 @@ def show_cmd(app: App, record_id: str, history: bool, as_json: bool) -> None:
         return
     evidence = doc.get("evidence", [])
     data = doc["record"] if history else {k: v for k, v in doc.items() if k != "evidence"}
-    kind = app.store.get(record_id).kind
+    kind = app.store.get(data["id"]).kind  # its own id: RECORD_ID may be a legacy_id
     render_record(data, kind, evidence, as_json=False, history=doc["history"] if history else None)
 
 

@@ -135,13 +135,14 @@ def resume(
 def show(store: Store, record_id: str, *, history: bool = False) -> dict[str, Any]:
     """``lore show``: the record as stored (with ``history``: ``{"record", "history"}``),
     plus ``evidence`` (the evidence records that support it) when there is some."""
+    from lore.store.legacy import get
     from lore.usecases.evidence import backing
     from lore.usecases.records import record_history
 
-    record = store.get(record_id)
+    record = get(store, record_id)  # an imported record also by its legacy_id
     data = record.to_dict()
     out: dict[str, Any] = (
-        {"record": data, "history": record_history(store, record_id)} if history else data
+        {"record": data, "history": record_history(store, record.id)} if history else data
     )
     evidence = backing(store, record.id)
     return {**out, "evidence": evidence} if evidence else out
