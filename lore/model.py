@@ -151,10 +151,14 @@ class Record:
         return record
 
     def to_dict(self) -> dict[str, Any]:
-        """The on-disk and ``--json`` shape: id, timestamp, kind fields, common fields, extras."""
+        """The on-disk and ``--json`` shape: id, timestamp, kind fields, common fields, extras
+        (a field declared with ``omit_none``, such as ``provenance``, only when it is set)."""
         out: dict[str, Any] = {}
         for name in self.field_names():
             out[name] = getattr(self, name)
+        for name in _special(type(self))[0]:
+            if out[name] is None:
+                del out[name]
         out.update(self.extra)
         return out
 
@@ -163,6 +167,7 @@ class Record:
     def problems(self) -> list[tuple[str, str]]:
         """Schema violations as ``(field, message)``; empty when the record is valid."""
         found: list[tuple[str, str]] = []
+        shaped = _special(type(self))[1]
         for name, check, words, required, choices in _field_checks(type(self)):
             value = getattr(self, name)
             if check is not None and not check(value):
@@ -172,6 +177,12 @@ class Record:
                 found.append((name, "is required and must not be empty"))
             if choices and value not in choices:
                 found.append((name, f"must be one of {', '.join(choices)} (got {value!r})"))
+            if name in shaped:
+                from lore.provenance import problem_of
+
+                problem = problem_of(value)
+                if problem:
+                    found.append((name, problem))
         if not self.id:
             found.append(("id", "is required"))
         elif not isinstance(self.id, str):
@@ -275,6 +286,22 @@ def _field_checks(cls: type) -> tuple[tuple[str, Any, str, bool, tuple[str, ...]
             if f.name != "extra"
         )
         _FIELD_CHECKS[cls] = cached
+    return cached
+
+
+_SPECIAL: dict[type, tuple[tuple[str, ...], frozenset[str]]] = {}
+
+
+def _special(cls: type) -> tuple[tuple[str, ...], frozenset[str]]:
+    """The fields ``to_dict()`` leaves out while None, and those with a documented shape."""
+    cached = _SPECIAL.get(cls)
+    if cached is None:
+        fields = dataclasses.fields(cls)
+        omitted = tuple(f.name for f in fields if f.metadata.get("omit_none"))
+        cached = _SPECIAL[cls] = (
+            omitted,
+            frozenset(f.name for f in fields if "shape" in f.metadata),
+        )
     return cached
 
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from lore.model import Kind, Log, Record, register, text
+from lore.provenance import provenance_field
 
 RECOMMENDED_TYPES = {
     "UserDeny": "the user declined a proposed action",
@@ -43,6 +45,7 @@ class Failure(Record):
     error_message: str = text(required=True)
     tool: str = ""
     step: str = ""
+    provenance: dict[str, Any] | None = provenance_field()
 
     def problems(self) -> list[tuple[str, str]]:
         found = super().problems()

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from lore.model import Kind, Log, Record, ref, register, text
+from lore.provenance import provenance_field
 
 STATUSES = ("raw", "promoted", "discarded")
 
@@ -25,6 +27,7 @@ class Observation(Record):
     status: str = text("raw", choices=STATUSES)
     promoted_to: str | None = ref("any")
     discard_reason: str = ""
+    provenance: dict[str, Any] | None = provenance_field()
 
 
 PROMOTE_TO = ("decision", "pattern", "evidence")

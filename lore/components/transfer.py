@@ -17,6 +17,7 @@ from typing import Any
 from lore import clock
 from lore.errors import UsageError
 from lore.model import Dir, Kind, Record, kind_class, ref, register, text, texts
+from lore.provenance import provenance_field
 
 STATUSES = ("open", "closed", "archived")
 
@@ -46,6 +47,7 @@ class Session(Record):
     # Ids captured during the session, by kind: {"decision": [...], ...}.
     captured: dict[str, Any] = field(default_factory=dict)
     parent: str | None = ref("session")
+    provenance: dict[str, Any] | None = provenance_field()
 
     @property
     def hidden(self) -> bool:
