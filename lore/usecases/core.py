@@ -132,9 +132,12 @@ def resume(
     return text, data
 
 
-def show(store: Store, record_id: str, *, history: bool = False) -> dict[str, Any]:
+def show(
+    store: Store, record_id: str, *, history: bool = False, source: bool = False
+) -> dict[str, Any]:
     """``lore show``: the record as stored (with ``history``: ``{"record", "history"}``),
-    plus ``evidence`` (the evidence records that support it) when there is some."""
+    plus ``evidence`` (the evidence records that support it) when there is some, and with
+    ``source`` the transcript lines its provenance names (``lore.ingest.source``)."""
     from lore.api import record_history
     from lore.usecases.evidence import backing
 
@@ -143,6 +146,10 @@ def show(store: Store, record_id: str, *, history: bool = False) -> dict[str, An
     out: dict[str, Any] = (
         {"record": data, "history": record_history(store, record_id)} if history else data
     )
+    if source:
+        from lore.ingest.source import expand
+
+        out = {**out, "source": expand(data)}
     evidence = backing(store, record.id)
     return {**out, "evidence": evidence} if evidence else out
 
