@@ -24,6 +24,17 @@ RECOMMENDED_TYPES = {
     "PermissionError": "missing file, network or account permissions",
     "EnvironmentError": "the environment was missing something (package, variable, service)",
     "UserError": "the request or input was wrong",
+    # The classification `lore ingest` gives failed shell commands (lore.ingest.rules).
+    "Interrupted": "the user stopped the command while it ran",
+    "CommandNotFound": "the program is not installed or not on PATH",
+    "NetworkError": "a host could not be reached",
+    "UsageError": "the command was called wrongly (unknown flag, bad argument)",
+    "TestFailure": "tests ran and some failed (or did not run)",
+    "LintError": "a linter, formatter check or type checker found problems",
+    "BuildError": "a build, compilation or dependency install failed",
+    "GitError": "git (or gh) refused or failed",
+    "MissingFile": "a file or directory the command needed was not there",
+    "RuntimeError": "a program raised an uncaught exception or crashed",
 }
 RULE_OF_THREE = 3
 ERROR_TYPE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]{0,79}$")

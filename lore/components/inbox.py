@@ -31,6 +31,9 @@ class Observation(Record):
 
 
 PROMOTE_TO = ("decision", "pattern", "evidence")
+# What `lore ingest` tags an observation it found in a transcript with (beside "decision",
+# "preference" or "pattern"): a candidate for promotion. Its promotion does not carry it.
+CANDIDATE_TAG = "candidate"
 
 
 def check_status(value: str | None) -> str | None:

@@ -86,8 +86,8 @@ class Reader:
         if self.id is None and isinstance(obj.get("sessionId"), str):
             self.id = obj["sessionId"]
             self.side = bool(obj.get("isSidechain") or obj.get("agentId"))
-        if isinstance(obj.get("cwd"), str):
-            self.cwd = obj["cwd"]
+        if self.cwd is None and isinstance(obj.get("cwd"), str):
+            self.cwd = obj["cwd"]  # where the session started (a later `cd` moves it)
         if kind == "summary":
             return [Event("summary", (line, line), None, str(obj.get("summary") or ""))]
         if kind not in ("user", "assistant"):
@@ -139,18 +139,13 @@ class Reader:
         first, name, given = call
         text = text_of(block.get("content"))
         status, code = _status(block, text, result)
-        events = []
-        if status == DENIED and SAID in text:  # the user's words when refusing: typed text
-            said = text.split(SAID, 1)[1].strip()
-            if said:
-                events.append(Event("prompt", (line, line), when, said))
         if name in SHELL_TOOLS:
             action, command, files = SHELL, str(given.get("command") or ""), ()
         elif name in EDIT_TOOLS:
             action, command, files = EDIT, "", tuple(given.get("files") or ())
         else:
             action, command, files = (READ if name in READ_TOOLS else OTHER), "", ()
-        events.append(
+        events = [
             Event(
                 "call",
                 (first, line),
@@ -165,7 +160,11 @@ class Reader:
                 str(block.get("tool_use_id")),
                 str(given.get("description") or ""),
             )
-        )
+        ]
+        if status == DENIED and SAID in text:  # the user's words when refusing: typed text
+            said = text.split(SAID, 1)[1].strip()
+            if said:
+                events.append(Event("prompt", (line, line), when, said))
         return events
 
 

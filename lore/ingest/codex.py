@@ -109,8 +109,8 @@ class Reader:
             self.cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else self.cwd
             return []
         if kind == "turn_context":
-            if isinstance(payload.get("cwd"), str):
-                self.cwd = payload["cwd"]
+            if self.cwd is None and isinstance(payload.get("cwd"), str):
+                self.cwd = payload["cwd"]  # where the session started
             return []
         if kind == "compacted":
             return [Event("summary", (line, line), when, str(payload.get("message") or ""))]

@@ -75,8 +75,7 @@ class ErrorType(NamedTuple):
     against ``family``; 5. the rows after GitError against the key error line only;
     6. NonZeroExit."""
 
-    name: str
-    meaning: str
+    name: str  # one of lore.components.failures.RECOMMENDED_TYPES, which says what it means
     status: str = ""  # the call's status (timeout, interrupted, denied)
     exits: frozenset[int] = frozenset()
     output: re.Pattern[str] | None = None  # searched in the command's output
@@ -84,12 +83,11 @@ class ErrorType(NamedTuple):
 
 
 ERROR_TYPES: tuple[ErrorType, ...] = (
-    ErrorType("Timeout", "the command ran out of time", status="timeout"),
-    ErrorType("Interrupted", "the user stopped the command while it ran", status="interrupted"),
-    ErrorType("UserDeny", "the user refused to let the command run", status="denied"),
+    ErrorType("Timeout", status="timeout"),
+    ErrorType("Interrupted", status="interrupted"),
+    ErrorType("UserDeny", status="denied"),
     ErrorType(
         "CommandNotFound",
-        "the program is not installed or not on PATH",
         exits=frozenset({127}),
         output=re.compile(
             r"command not found|: not found$|is not recognized as an? (?:internal|external)"
@@ -99,7 +97,6 @@ ERROR_TYPES: tuple[ErrorType, ...] = (
     ),
     ErrorType(
         "PermissionError",
-        "missing file, network or account permissions",
         exits=frozenset({126}),
         output=re.compile(
             r"[Pp]ermission denied|EACCES|[Oo]peration not permitted|403 Forbidden"
@@ -109,7 +106,6 @@ ERROR_TYPES: tuple[ErrorType, ...] = (
     ),
     ErrorType(
         "NetworkError",
-        "a host could not be reached",
         output=re.compile(
             r"Could not resolve host|Connection refused|ECONNREFUSED|ECONNRESET|ETIMEDOUT"
             r"|Network is unreachable|getaddrinfo|Temporary failure in name resolution"
@@ -118,7 +114,6 @@ ERROR_TYPES: tuple[ErrorType, ...] = (
     ),
     ErrorType(
         "UsageError",
-        "the command was called wrongly (unknown flag, bad argument)",
         output=re.compile(
             r"unknown (?:flag|option|command|shorthand flag|subcommand)|unrecognized (?:option|"
             r"arguments?)|invalid (?:option|choice)|illegal option|^usage: |no such option"
@@ -129,7 +124,6 @@ ERROR_TYPES: tuple[ErrorType, ...] = (
     ),
     ErrorType(
         "TestFailure",
-        "tests ran and some failed (or did not run)",
         family=TEST_COMMANDS,
         output=re.compile(
             r"^FAILED |^=+ .*\d+ failed|^\s*\d+ failed\b|Tests?:\s+\d+ failed|^--- FAIL"
@@ -139,13 +133,11 @@ ERROR_TYPES: tuple[ErrorType, ...] = (
     ),
     ErrorType(
         "LintError",
-        "a linter, formatter check or type checker found problems",
         family=LINT_COMMANDS,
         output=re.compile(r"error TS\d{4}|: error: .*\[[\w-]+\]$", re.MULTILINE),
     ),
     ErrorType(
         "BuildError",
-        "a build, compilation or dependency install failed",
         family=BUILD_COMMANDS,
         output=re.compile(
             r"build failed|compilation (?:failed|error)|error\[E\d+\]|could not compile"
@@ -155,13 +147,11 @@ ERROR_TYPES: tuple[ErrorType, ...] = (
     ),
     ErrorType(
         "GitError",
-        "git (or gh) refused or failed",
         family=GIT_COMMANDS,
         output=re.compile(r"^fatal: |not a git repository|CONFLICT \(|non-fast-forward", re.M),
     ),
     ErrorType(
         "EnvironmentError",
-        "the environment was missing something (package, variable, service)",
         output=re.compile(
             r"ModuleNotFoundError|No module named|Cannot find module|ImportError"
             r"|environment variable .{0,40}(?:not set|required|missing)|is not installed"
@@ -171,7 +161,6 @@ ERROR_TYPES: tuple[ErrorType, ...] = (
     ),
     ErrorType(
         "MissingFile",
-        "a file or directory the command needed was not there",
         output=re.compile(
             r"No such file or directory|(?:[Ff]ile|[Dd]irectory|[Pp]ath)\b.{0,80} does not exist"
             r"|ENOENT|FileNotFoundError|cannot find the (?:file|path)"
@@ -179,14 +168,13 @@ ERROR_TYPES: tuple[ErrorType, ...] = (
     ),
     ErrorType(
         "RuntimeError",
-        "a program raised an uncaught exception or crashed",
         output=re.compile(
             r"Traceback \(most recent call last\)|^panic: |Unhandled|Uncaught|Exception in "
             r"thread|Segmentation fault|core dumped|^\S+(?:Error|Exception): ",
             re.MULTILINE,
         ),
     ),
-    ErrorType("NonZeroExit", "any other failed command"),
+    ErrorType("NonZeroExit"),  # anything else
 )
 
 # --- the key error line --------------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from lore.ingest import rules, shell
-from lore.ingest.events import EDIT, OK, SHELL, Event
+from lore.ingest.events import CANCELLED, DENIED, EDIT, OK, SHELL, Event
 from lore.ingest.extract import (
     candidates_of,
     failure_of,
@@ -104,11 +104,12 @@ class SessionState:
                     if not entry.get("resolved") and name not in entry["since"]:
                         entry["since"].append(name)
             return
-        if event.action != SHELL or not event.command.strip():
+        if event.action != SHELL or not event.command.strip() or event.status == CANCELLED:
             return
         failed = failure_of(event)
         key = failed.key if failed else shell.key(event.command)
-        if shell.family(event.command, rules.TEST_COMMANDS):
+        ran = event.status == OK or (failed is not None and event.status != DENIED)
+        if ran and shell.family(event.command, rules.TEST_COMMANDS):
             run = self.tests.setdefault(key, {"command": key[:300], "runs": 0, "failed": 0})
             run["runs"] += 1
             run["failed"] += 1 if failed else 0

@@ -36,6 +36,7 @@ def sniff(path: Path) -> tuple[str, bool] | None:
     if not head.strip():
         return None
     seen = ""
+    parsed = False
     for number, raw in enumerate(head.splitlines()[:SNIFF_LINES], 1):
         if not raw.strip():
             continue
@@ -44,13 +45,14 @@ def sniff(path: Path) -> tuple[str, bool] | None:
         except orjson.JSONDecodeError:
             seen = seen or f"line {number} is not JSON"
             continue
+        parsed = True
         for agent, module in (("claude", claude), ("codex", codex)):
             if module.looks_like(obj):
                 return agent, False
         if gemini.looks_like(obj) or gemini.is_message(obj):
             return "gemini", isinstance(obj, dict) and isinstance(obj.get("messages"), list)
         seen = seen or f"line {number} is {_shape(obj)}"
-    if head.lstrip().startswith(b"{") and path.stat().st_size <= MAX_DOCUMENT:
+    if not parsed and head.lstrip().startswith(b"{") and path.stat().st_size <= MAX_DOCUMENT:
         try:
             data = orjson.loads(path.read_bytes())
         except orjson.JSONDecodeError:
@@ -120,6 +122,18 @@ def read(path: Path, reader: Any, *, offset: int = 0, line: int = 0, whole: bool
                 else:
                     events.extend(found)
             offset += end + 1
+        if rest.strip():  # no newline after it: a line still being written, unless complete
+            try:
+                obj = orjson.loads(rest)
+            except orjson.JSONDecodeError:
+                obj = None
+            if isinstance(obj, dict):
+                line += 1
+                last = [offset, digest(rest.decode("utf-8", "replace"))]
+                found = reader.feed(obj, line)
+                events.extend(found or [])
+                skipped.extend([] if found is not None else [line])
+                offset += len(rest)
     return Read(events, offset, line, last, skipped)
 
 

@@ -140,16 +140,16 @@ def _one(
         stat = path.stat()
     except OSError:
         return None
-    if mark and mark.get("foreign") and mark.get("ino") == stat.st_ino:
-        return None
-    if watermark.unchanged(mark, stat) and mark and not mark.get("foreign"):
-        return _report(path, mark.get("agent"), mark.get("session"), "unchanged")
     if not target.checked and top is not None:
-        cwd = locate.first_cwd(path)
+        # A session file's working directory never changes: the watermark remembers it.
+        known_cwd = mark is not None and mark.get("ino") == stat.st_ino and "cwd" in mark
+        cwd = mark["cwd"] if known_cwd and mark else locate.first_cwd(path)
         if not locate.inside(cwd, top):
-            if not dry_run:
+            if not dry_run and not known_cwd:
                 watermark.save(mark_file, {**watermark.identity(stat), "foreign": True, "cwd": cwd})
             return None
+    if mark and not mark.get("foreign") and watermark.unchanged(mark, stat):
+        return _report(path, mark.get("agent"), mark.get("session"), "unchanged")
     try:
         found = transcript.sniff(path) if not known else (known, False)
     except InvalidInputError:

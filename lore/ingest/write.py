@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from lore.components.inbox import CANDIDATE_TAG
 from lore.errors import DuplicateError, LoreError
 from lore.ingest.clean import safe
 from lore.ingest.digest import Digest, relative
@@ -17,7 +18,6 @@ from lore.ingest.session import SessionState
 from lore.provenance import make
 from lore.store import Store
 
-CANDIDATE_TAG = "candidate"
 SOURCE = "ingest"
 
 
@@ -79,7 +79,10 @@ def write_failures(store: Store, state: SessionState, ctx: Context) -> Written:
         count = max(int(existing.extra.get("occurrences") or 1), entry["count"])
         if count != existing.extra.get("occurrences"):
             changes["occurrences"] = count
-        if fix != existing.extra.get("resolved"):
+        # A resolution goes only when the command failed again since (more occurrences than
+        # recorded): a transcript read again after it was cut short has lost the fix, not undone it.
+        failed_again = entry["count"] > int(existing.extra.get("occurrences") or 1)
+        if fix != existing.extra.get("resolved") and (fix or failed_again):
             changes["resolved"] = fix
             resolved.extend([fid] if fix else [])
         if changes:
