@@ -9,6 +9,7 @@ import click
 
 from lore.cli._app import App
 from lore.cli._output import echo, emit_json, json_option, note, rule_of_three_note, warn
+from lore.cli.recall import SINCE_HELP
 
 pass_app = click.make_pass_decorator(App)
 
@@ -20,7 +21,7 @@ pass_app = click.make_pass_decorator(App)
     type=click.Choice(["claude", "codex", "gemini"]),
     help="Only this agent's sessions (with PATH: the format PATH must have).",
 )
-@click.option("--since", metavar="T", help="Only what happened from T on (e.g. 2d, 2026-05-01).")
+@click.option("--since", help=SINCE_HELP)
 @click.option(
     "--dry-run", is_flag=True, help="Read and report; write nothing (no watermark either)."
 )
@@ -41,9 +42,12 @@ def ingest_cmd(
     everything: bool,
     as_json: bool,
 ) -> None:
-    """Learn from agent sessions: read Claude Code, Codex and Gemini CLI transcripts and
-    record every failed shell command as a failure, sentences that state a decision, a
-    correction or a convention as inbox candidates, and a digest of each session.
+    """Learn from agent sessions: failures, candidates and digests from transcripts.
+
+    Reads Claude Code, Codex and Gemini CLI transcripts and records every failed shell
+    command as a failure, sentences that state a decision, a correction or a convention
+    as inbox candidates (tagged `candidate`), and a digest of each session. Events before
+    --since are passed over for good.
 
     With no PATH: the agents' own session folders for this repository (with --all: for
     every project). Each file is read from where the last run stopped (a watermark in the

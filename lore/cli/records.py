@@ -49,7 +49,7 @@ def show_cmd(app: App, record_id: str, history: bool, source: bool, as_json: boo
     the record is listed after it (--json: an "evidence" array of evidence records,
     present only when there is some). With --source, a record `lore ingest` wrote
     is followed by the transcript lines its provenance names, readable (--json: a
-    "source" object); a record without provenance is refused (exit 4), a transcript
+    "source_lines" object); a record without provenance is refused (exit 4), a transcript
     that is gone is exit 3.
     """
     from lore.errors import NotFoundError
@@ -65,12 +65,12 @@ def show_cmd(app: App, record_id: str, history: bool, source: bool, as_json: boo
         emit_json(doc)
         return
     evidence = doc.get("evidence", [])
-    skip = ("evidence", "source")
+    skip = ("evidence", "source_lines")
     data = doc["record"] if history else {k: v for k, v in doc.items() if k not in skip}
     kind = app.store.get(record_id).kind
     render_record(data, kind, evidence, as_json=False, history=doc["history"] if history else None)
     if source:
-        render_source(doc["source"])
+        render_source(doc["source_lines"])
 
 
 def render_source(found: dict[str, Any]) -> None:

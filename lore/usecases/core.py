@@ -137,7 +137,8 @@ def show(
 ) -> dict[str, Any]:
     """``lore show``: the record as stored (with ``history``: ``{"record", "history"}``),
     plus ``evidence`` (the evidence records that support it) when there is some, and with
-    ``source`` the transcript lines its provenance names (``lore.ingest.source``)."""
+    ``source`` the transcript lines its provenance names (``source_lines``, from
+    ``lore.ingest.source``)."""
     from lore.api import record_history
     from lore.usecases.evidence import backing
 
@@ -149,7 +150,7 @@ def show(
     if source:
         from lore.ingest.source import expand
 
-        out = {**out, "source": expand(data)}
+        out = {**out, "source_lines": expand(data)}
     evidence = backing(store, record.id)
     return {**out, "evidence": evidence} if evidence else out
 

@@ -346,13 +346,17 @@ def test_show_source_prints_the_lines_readably(run: Any, tmp_path: Path) -> None
     )
     shown = json.loads(run("show", push["id"], "--source", "--json").stdout)
     assert shown["id"] == push["id"]
-    assert shown["source"] == {
+    assert shown["source_lines"] == {
         "transcript": str(path),
         "session": "f022dad1-9896-4a6c-bb91-0d1efb580b70",
         "lines": [6, 7],
         "entries": [
             {"line": 6, "who": "call", "text": "Bash: git push"},
-            {"line": 7, "who": "result (error)", "text": shown["source"]["entries"][1]["text"]},
+            {
+                "line": 7,
+                "who": "result (error)",
+                "text": shown["source_lines"]["entries"][1]["text"],
+            },
         ],
     }
     no_source = run("remember", "Use Postgres for the ledger", "-q").stdout.strip()

@@ -26,8 +26,8 @@ def test_ingest_then_show_the_source(server: Any, tmp_path: Path) -> None:
     first = report["failures"]["new"][0]
     shown = server.ok("show", id=first, source=True)
     assert shown["error_type"] == "UsageError"
-    assert [e["line"] for e in shown["source"]["entries"]] == [2, 3]
-    assert shown["source"]["entries"][0]["who"] == "call"
+    assert [e["line"] for e in shown["source_lines"]["entries"]] == [2, 3]
+    assert shown["source_lines"]["entries"][0]["who"] == "call"
     readme = str(FIXTURES / "README.md")
     refused = server.error("ingest", paths=[readme])
     assert (refused["code"], refused["error"].split(":")[0]) == ("invalid", readme)

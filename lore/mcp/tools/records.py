@@ -209,7 +209,7 @@ def show(
 ) -> Doc:
     """One record, any kind, in its latest state, exactly as stored (the same as `lore
     show --json`); with `history`: {"record", "history": [creation line, revisions]};
-    with `source`, a record `ingest` wrote also gets "source": {"transcript", "session",
+    with `source`, a record `ingest` wrote also gets "source_lines": {"transcript", "session",
     "lines", "entries": [{"line", "who", "text"}]}: what was said and run there."""
     from lore.usecases.core import show as run
 
