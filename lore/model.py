@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
+from lore.provenance import problem_of, special_fields
+
 SCHEMA_VERSION = 1
 
 HIDDEN_STATUSES = frozenset({"retracted", "superseded"})
@@ -156,7 +158,7 @@ class Record:
         out: dict[str, Any] = {}
         for name in self.field_names():
             out[name] = getattr(self, name)
-        for name in _special(type(self))[0]:
+        for name in special_fields(type(self))[0]:
             if out[name] is None:
                 del out[name]
         out.update(self.extra)
@@ -167,7 +169,7 @@ class Record:
     def problems(self) -> list[tuple[str, str]]:
         """Schema violations as ``(field, message)``; empty when the record is valid."""
         found: list[tuple[str, str]] = []
-        shaped = _special(type(self))[1]
+        shaped = special_fields(type(self))[1]
         for name, check, words, required, choices in _field_checks(type(self)):
             value = getattr(self, name)
             if check is not None and not check(value):
@@ -177,12 +179,8 @@ class Record:
                 found.append((name, "is required and must not be empty"))
             if choices and value not in choices:
                 found.append((name, f"must be one of {', '.join(choices)} (got {value!r})"))
-            if name in shaped:
-                from lore.provenance import problem_of
-
-                problem = problem_of(value)
-                if problem:
-                    found.append((name, problem))
+            if name in shaped and problem_of(value):
+                found.append((name, str(problem_of(value))))
         if not self.id:
             found.append(("id", "is required"))
         elif not isinstance(self.id, str):
@@ -286,22 +284,6 @@ def _field_checks(cls: type) -> tuple[tuple[str, Any, str, bool, tuple[str, ...]
             if f.name != "extra"
         )
         _FIELD_CHECKS[cls] = cached
-    return cached
-
-
-_SPECIAL: dict[type, tuple[tuple[str, ...], frozenset[str]]] = {}
-
-
-def _special(cls: type) -> tuple[tuple[str, ...], frozenset[str]]:
-    """The fields ``to_dict()`` leaves out while None, and those with a documented shape."""
-    cached = _SPECIAL.get(cls)
-    if cached is None:
-        fields = dataclasses.fields(cls)
-        omitted = tuple(f.name for f in fields if f.metadata.get("omit_none"))
-        cached = _SPECIAL[cls] = (
-            omitted,
-            frozenset(f.name for f in fields if "shape" in f.metadata),
-        )
     return cached
 
 

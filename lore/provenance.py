@@ -3,6 +3,7 @@ comes from (``{"transcript", "session", "lines": [first, last]}``), and its shap
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import field
 from typing import Any
 
@@ -32,3 +33,18 @@ def problem_of(value: Any) -> str | None:
     if not (ints and 1 <= lines[0] <= lines[1]):  # type: ignore[index]
         return "lines must be [first, last]: line numbers from 1, first <= last"
     return None
+
+
+_SPECIAL: dict[type, tuple[tuple[str, ...], frozenset[str]]] = {}
+
+
+def special_fields(cls: type) -> tuple[tuple[str, ...], frozenset[str]]:
+    """A record class's fields ``to_dict()`` leaves out while None, and those with a
+    documented shape (``provenance``); worked out once per class."""
+    cached = _SPECIAL.get(cls)
+    if cached is None:
+        fields = dataclasses.fields(cls)
+        omitted = tuple(f.name for f in fields if f.metadata.get("omit_none"))
+        shaped = frozenset(f.name for f in fields if "shape" in f.metadata)
+        cached = _SPECIAL[cls] = (omitted, shaped)
+    return cached

@@ -42,7 +42,13 @@ def claude_dir_name(project: Path) -> str:
 
 def gemini_ids(project: Path) -> list[str]:
     """The ``tmp/`` folder names Gemini CLI may use for ``project``."""
-    from hashlib import sha256
+    try:  # the C module behind hashlib.sha256 (hashlib loads OpenSSL: milliseconds)
+        from _sha2 import sha256
+    except ImportError:
+        try:
+            from _sha256 import sha256
+        except ImportError:  # pragma: no cover
+            from hashlib import sha256
 
     ids = []
     try:

@@ -13,12 +13,11 @@ from typing import Any, NamedTuple
 
 from lore import clock
 from lore.errors import InvalidInputError, UsageError
-from lore.ingest import locate, transcript, watermark
-from lore.ingest.digest import digest_of
-from lore.ingest.ids import session_record_id
-from lore.ingest.session import SessionState
-from lore.ingest.write import Context, write_candidates, write_failures, write_session
+from lore.ingest import locate, watermark
 from lore.store import Store
+
+# A run over unchanged files only stats them and reads their watermarks: the readers, the
+# rules (many compiled patterns) and the write path are imported when a file has news.
 
 AGENTS = ("claude", "codex", "gemini")
 SKIPPED_SHOWN = 20  # line numbers of skipped lines listed per file
@@ -106,6 +105,8 @@ def _folders(agent: str | None, top: Path | None) -> list[Target]:
 def _check(target: Target, agent: str | None, local: Path) -> str:
     """The format of a PATH given on the command line; refused (exit 4) when it is none,
     or not ``--agent``'s."""
+    from lore.ingest import transcript
+
     mark = watermark.load(watermark.location(local, target.path))
     with contextlib.suppress(OSError):
         if watermark.unchanged(mark, target.path.stat()) and mark:
@@ -150,6 +151,8 @@ def _one(
             return None
     if mark and not mark.get("foreign") and watermark.unchanged(mark, stat):
         return _report(path, mark.get("agent"), mark.get("session"), "unchanged")
+    from lore.ingest import transcript
+
     try:
         found = transcript.sniff(path) if not known else (known, False)
     except InvalidInputError:
@@ -178,6 +181,11 @@ def _read(
     dry_run: bool,
     mark_file: Path,
 ) -> dict[str, Any]:
+    from lore.ingest import transcript
+    from lore.ingest.digest import digest_of
+    from lore.ingest.session import SessionState
+    from lore.ingest.write import write_candidates, write_failures, write_session
+
     go_on = not whole and watermark.continues(
         mark, stat, lambda a, b: transcript.line_hash(path, a, b)
     )
@@ -235,7 +243,10 @@ def _read(
     return report
 
 
-def _context(path: Path, session: Any, dry_run: bool) -> Context:
+def _context(path: Path, session: Any, dry_run: bool) -> Any:
+    from lore.ingest.ids import session_record_id
+    from lore.ingest.write import Context
+
     scope = f"{session.agent}:{session.id or path}" + (f":{path.stem}" if session.side else "")
     return Context(
         transcript=str(path),
