@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from lore.components.provenance import provenance_field
 from lore.model import Kind, Log, Record, register, text
-from lore.provenance import provenance_field
 
 RECOMMENDED_TYPES = {
     "UserDeny": "the user declined a proposed action",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from lore.components.provenance import provenance_field
 from lore.model import Kind, Log, Record, ref, register, text
-from lore.provenance import provenance_field
 
 STATUSES = ("raw", "promoted", "discarded")
 

@@ -21,7 +21,7 @@ def strip_private(text: str) -> str:
 
 def safe(text: str, limit: int = 0) -> str:
     """Private parts dropped, credentials masked, whitespace collapsed, cut to ``limit``."""
-    from lore.secrets import redact
+    from lore.secrets.gate import redact
 
     cleaned = " ".join(redact(strip_private(text)).split())
     if limit and len(cleaned) > limit:

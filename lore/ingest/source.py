@@ -145,7 +145,7 @@ def _call(name: str, given: Any) -> str:
 
 def _clip(text: str) -> str:
     """Private text out, credentials masked, colour codes dropped, long output cut."""
-    from lore.secrets import redact
+    from lore.secrets.gate import redact
 
     text = redact(plain(strip_private(text))).strip()
     lines = text.splitlines()

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from lore import clock
 from lore.errors import InvalidInputError, UsageError
 from lore.ingest import locate, watermark
-from lore.store import Store
+from lore.store.core import Store
 
 # A run over unchanged files only stats them and reads their watermarks: the readers, the
 # rules (many compiled patterns) and the write path are imported when a file has news.
@@ -74,7 +74,7 @@ def ingest(
 
 
 def _repository() -> Path:
-    from lore.gitinfo import find_repo
+    from lore.git.info import find_repo
 
     repo = find_repo()
     return repo.top if repo else Path.cwd().resolve()
@@ -263,8 +263,8 @@ def _context(path: Path, session: Any, dry_run: bool) -> Any:
 def _project(cwd: str | None) -> str | None:
     """LORE_PROJECT; else the repository (or folder) the session ran in, when it is on this
     machine; else this repository; else the last part of the session's folder."""
-    from lore.capture_build import detect_project
-    from lore.gitinfo import find_repo
+    from lore.capture.build import detect_project
+    from lore.git.info import find_repo
 
     if os.environ.get("LORE_PROJECT", "").strip():
         return detect_project(None)
@@ -275,7 +275,7 @@ def _project(cwd: str | None) -> str | None:
 
 
 def _base(cwd: str | None) -> Path | None:
-    from lore.gitinfo import find_repo
+    from lore.git.info import find_repo
 
     if not cwd:
         return None

@@ -15,8 +15,7 @@ from lore.ingest.clean import safe
 from lore.ingest.digest import Digest, relative
 from lore.ingest.ids import record_id
 from lore.ingest.session import SessionState
-from lore.provenance import make
-from lore.store import Store
+from lore.store.core import Store
 
 SOURCE = "ingest"
 
@@ -96,8 +95,8 @@ def _capture_failure(
     store: Store, entry: dict[str, Any], fid: str, fix: dict[str, Any] | None, ctx: Context
 ) -> dict[str, Any] | None:
     """Capture one failure; its Rule of Three count when its type has reached it."""
-    from lore.capture import capture
-    from lore.failure_rules import rule_of_three
+    from lore.capture.core import capture
+    from lore.capture.failure_rules import rule_of_three
 
     extra: dict[str, Any] = {"exit_code": entry["exit_code"], "occurrences": entry["count"]}
     if fix:
@@ -130,7 +129,7 @@ def write_candidates(
     store: Store, found: list[tuple[str, str, Any]], ctx: Context
 ) -> tuple[list[str], list[dict[str, str]]]:
     """Each candidate sentence as a raw observation tagged ``candidate`` and its kind."""
-    from lore.capture import capture
+    from lore.capture.core import capture
     from lore.ingest.extract import words
 
     ids: list[str] = []
@@ -172,7 +171,7 @@ def write_session(
     provenance and the captured ids are added to it."""
     from lore import clock
     from lore.components.transfer import Session
-    from lore.secrets import gate
+    from lore.secrets.gate import gate
 
     sid = ctx.lore_session
     if sid is None or digest.empty:
@@ -234,3 +233,8 @@ def write_session(
 
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def make(transcript: str, session: str | None, first: int, last: int) -> dict[str, Any]:
+    """A ``provenance`` value (lore.model.provenance)."""
+    return {"transcript": transcript, "session": session, "lines": [first, last]}

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from lore.hooks import digest_transcript
+from lore.sessions.hooks import digest_transcript
 from lore.storage import atomic, jsonl
 
 Run = Callable[..., Result]
