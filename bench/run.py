@@ -902,9 +902,10 @@ def main(argv: list[str] | None = None) -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         report = render(bench, elapsed)
         old = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-        for kept in ("mcp-bench", "hooks-bench"):  # bench/mcp_server.py's, bench/hooks.py's
-            begin, end = f"<!-- {kept}:begin -->", f"<!-- {kept}:end -->"
-            if begin in old and end in old:  # their sections: kept as they were
+        # bench/mcp_server.py's, bench/ingest.py's and bench/hooks.py's sections
+        for name in ("mcp-bench", "ingest-bench", "hooks-bench"):
+            begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+            if begin in old and end in old:  # kept as they were
                 report += "\n" + old[old.index(begin) : old.index(end) + len(end)] + "\n"
         args.out.write_text(report, encoding="utf-8")
         print(f"bench: wrote {args.out} in {elapsed / 60:.1f} min", file=sys.stderr)

@@ -132,9 +132,13 @@ def resume(
     return text, data
 
 
-def show(store: Store, record_id: str, *, history: bool = False) -> dict[str, Any]:
+def show(
+    store: Store, record_id: str, *, history: bool = False, source: bool = False
+) -> dict[str, Any]:
     """``lore show``: the record as stored (with ``history``: ``{"record", "history"}``),
-    plus ``evidence`` (the evidence records that support it) when there is some."""
+    plus ``evidence`` (the evidence records that support it) when there is some, and with
+    ``source`` the transcript lines its provenance names (``source_lines``, from
+    ``lore.ingest.source``). An imported record is found by its ``legacy_id`` too."""
     from lore.store.legacy import get
     from lore.usecases.evidence import backing
     from lore.usecases.records import record_history
@@ -144,6 +148,10 @@ def show(store: Store, record_id: str, *, history: bool = False) -> dict[str, An
     out: dict[str, Any] = (
         {"record": data, "history": record_history(store, record.id)} if history else data
     )
+    if source:
+        from lore.ingest.source import expand
+
+        out = {**out, "source_lines": expand(data)}
     evidence = backing(store, record.id)
     return {**out, "evidence": evidence} if evidence else out
 

@@ -93,7 +93,7 @@ TOOLS = {
             "allow_secret",
         ],
     ),
-    "show": (True, ["id"], ["id", "history"]),
+    "show": (True, ["id"], ["id", "history", "source"]),
     "list": (True, ["kind"], ["kind", "tags", "project", "limit", "show_all"]),
     "review": (False, [], ["id", "outcome", "lesson", "days", "force"]),
     "journal_update": (
@@ -134,6 +134,7 @@ TOOLS = {
         ],
     ),
     "timeline": (True, [], ["period", "project", "kinds"]),
+    "ingest": (False, [], ["paths", "agent", "since", "dry_run", "all"]),
 }
 
 
