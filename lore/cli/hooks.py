@@ -303,16 +303,24 @@ def _run(
         _debug(event, said)
         return _context(event, payload, found) if found else None
     if event in ("post-tool-use", "post-tool-use-failure"):
-        _debug(event, "nothing written: failure capture needs lore ingest's extraction")
-        return None
-    if event == "stop":
-        _debug(event, "nothing written: transcript ingestion needs lore ingest")
-        return None
-    from lore.sessions.hooks import auto_handoff
+        from lore.sessions.hook_capture import record_failure
 
-    name = "PreCompact" if event == "pre-compact" else "SessionEnd"
-    session, said = auto_handoff(app.store, name, payload, project=detect_project(None))
-    _debug(event, said if session is not None else f"nothing written: {said}")
+        told, said = record_failure(
+            app.store, payload, project=detect_project(None), lore_session=session_id
+        )
+        _debug(event, said)
+        return _context(event, payload, told) if told else None
+    from lore.sessions.hook_ingest import ingest_transcript
+
+    if event != "stop":  # the handoff first: ingestion then adds to the session's record
+        from lore.sessions.hooks import auto_handoff
+
+        name = "PreCompact" if event == "pre-compact" else "SessionEnd"
+        session, said = auto_handoff(app.store, name, payload, project=detect_project(None))
+        _debug(event, said if session is not None else f"nothing written: {said}")
+    ingested, said = ingest_transcript(app.store, payload)
+    if ingested or event == "stop":  # else the handoff above said why nothing was read
+        _debug(event, said)
     return None
 
 

@@ -224,6 +224,8 @@ def agent_handed_off(previous: Any, digest: Digest) -> bool:
     """
     if previous is None or "auto" in previous.extra or not digest.last_request_at:
         return False
+    if previous.source == "ingest":  # the transcript's own digest, not the agent's handoff
+        return False
     try:
         asked = clock.normalize_timestamp(digest.last_request_at)
     except (ValueError, TypeError):

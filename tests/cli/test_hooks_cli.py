@@ -22,6 +22,7 @@ from click.testing import Result
 
 from lore.cli import hooks as cli_hooks
 from lore.cli._app import this_lore
+from lore.ingest.ids import record_id
 
 Run = Callable[..., Result]
 CLAUDE_SESSION = "0f4c2a1e-9b8d-4c7e-a6f5-3d2c1b0a9e8f"
@@ -121,9 +122,8 @@ def test_data_dir_given_to_lore_is_kept_in_the_hooks(tmp_path: Path) -> None:
         == f"{shlex.quote(this)} --data-dir {shlex.quote(str(chosen))} hooks run pre-compact"
     )
     transcript = tmp_path / "t.jsonl"
-    transcript.write_text(
-        json.dumps({"type": "user", "message": {"content": "Add retries"}}) + "\n"
-    )
+    line = {"type": "user", "sessionId": CLAUDE_SESSION, "message": {"content": "Add retries"}}
+    transcript.write_text(json.dumps(line) + "\n")
     payload = {
         "session_id": CLAUDE_SESSION,
         "transcript_path": str(transcript),
@@ -274,7 +274,14 @@ def test_session_start_without_a_payload(run: Run) -> None:
 
 def transcript(tmp_path: Path) -> Path:
     def entry(kind: str, content: Any, **extra: Any) -> bytes:
-        return orjson.dumps({"type": kind, "message": {"role": kind, "content": content}, **extra})
+        return orjson.dumps(
+            {
+                "type": kind,
+                "sessionId": CLAUDE_SESSION,
+                "message": {"role": kind, "content": content},
+                **extra,
+            }
+        )
 
     def use(tool_id: str, name: str, **given: Any) -> dict[str, Any]:
         return {"type": "tool_use", "id": tool_id, "name": name, "input": given}
@@ -346,9 +353,15 @@ def test_pre_compact_writes_an_automatic_handoff(
         "failed_commands": ["pytest -x tests"],
     }
     assert record["digest"]["first_request"] == "Add retries to the HTTP client"
-    assert record["digest"]["failures"] == [
-        {"command": "pytest -x tests", "error_type": "TestFailure", "count": 1, "fixed": False}
-    ]
+    # The hook's ingestion recorded the failure; the digest names its id.
+    (failure,) = record["digest"]["failures"]
+    assert failure == {
+        "command": "pytest -x tests",
+        "error_type": "TestFailure",
+        "count": 1,
+        "fixed": False,
+        "id": record_id("fail", f"claude:{CLAUDE_SESSION}", "pytest -x tests"),
+    }
     # The end of the same Claude session re-closes the same lore session.
     monkeypatch.setenv("LORE_NOW", "2026-03-04T05:20:00.000000Z")
     run("hooks", "run", "session-end", input=payload(tmp_path, "SessionEnd"))

@@ -241,5 +241,10 @@ def test_the_documented_thresholds() -> None:
     text = (Path(__file__).parents[2] / "LORE_CONTRACT.md").read_text()
     assert (prompt_rules.MAX_RECORDS, prompt_rules.COVERAGE, prompt_rules.MIN_SHARED) == (3, 0.6, 2)
     assert prompt_rules.FAILURE_DAYS == 14
-    for needle in ("At most 3 records", "0.6 of the record", "the last 14\n  days", "LORE_HOOKS_PAUSE"):
+    for needle in (
+        "At most 3 records",
+        "0.6 of the record",
+        "the last 14\n  days",
+        "LORE_HOOKS_PAUSE",
+    ):
         assert needle in text, needle
