@@ -193,16 +193,36 @@ def hooks_run_cmd(ctx: click.Context, event: str | None) -> None:
     ctx.exit(0)
 
 
+WARMING_SECONDS = 300  # a warm-up started this recently is still running (or done)
+
+
 def _warm_up_in_background(app: App) -> None:
     """Build the search index in a detached process after a hook ran out of time.
 
     On a big store the first index build takes seconds; killed at the hook's deadline,
     it would never be saved and every later hook would time out the same way. The
-    detached `lore index rebuild` outlives the hook, so the next one finds it warm.
+    detached `lore index rebuild` outlives the hook, so the next one finds it warm. Only
+    when there is no index file yet (a hook that ran out of time beside a saved index was
+    slowed by the machine, and a rebuild would only load it more), and at most one every
+    WARMING_SECONDS (a marker in the index's folder), however many hooks time out.
     """
     import subprocess
+    import time
+
+    from lore.index.persist import index_path
 
     with contextlib.suppress(Exception):
+        index = index_path(app.root)
+        if index.exists():
+            return
+        marker = index.with_name(".warming")
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if time.time() - marker.stat().st_mtime < WARMING_SECONDS:
+                return
+        except FileNotFoundError:
+            pass
+        marker.touch()
         root = str(app.root.path)
         subprocess.Popen(
             [sys.executable, "-m", "lore", "--data-dir", root, "index", "rebuild"],

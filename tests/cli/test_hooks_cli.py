@@ -513,6 +513,32 @@ def test_a_hook_out_of_time_warms_the_index_in_a_detached_process(
     assert options["stdout"] is subprocess_mod.DEVNULL
 
 
+def test_a_hook_out_of_time_beside_an_index_starts_no_rebuild(
+    run: Run, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hook slowed by a loaded machine must not add full rebuilds to the load; and of
+    many hooks out of time at once, one starts the warm-up."""
+    import subprocess as subprocess_mod
+
+    import lore.sessions.resume
+
+    monkeypatch.setattr(cli_hooks, "HOOK_SECONDS", 0.05)
+    monkeypatch.setattr(lore.sessions.resume, "resume", lambda *_, **__: time.sleep(2))
+    started: list[Any] = []
+    monkeypatch.setattr(subprocess_mod, "Popen", lambda args, **kw: started.append(args))
+    for _ in range(3):
+        assert run("hooks", "run", "session-start", input="{}").exit_code == 0
+    assert len(started) == 1  # no index yet: one warm-up, not three
+    assert run("recall", "anything").exit_code in (0, 3)  # builds and saves the index
+    from lore.index.persist import index_path
+    from lore.paths import resolve_root
+
+    assert index_path(resolve_root(str(data_dir))).exists()
+    index_path(resolve_root(str(data_dir))).with_name(".warming").unlink()
+    assert run("hooks", "run", "session-start", input="{}").exit_code == 0
+    assert len(started) == 1  # an index exists: the hook was only slow
+
+
 def test_a_hook_in_time_starts_nothing(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
     import subprocess as subprocess_mod
 
