@@ -170,10 +170,13 @@ def _flagged(record: Any) -> bool:
 
 
 def _naming(store: Store, idx: Index, allowed: _Allowed, name: str) -> list[int]:
-    """Records holding every index term of ``name`` whose own text names it."""
+    """Records naming ``name``: decisions whose entities name it (the index's entity
+    table, exact at any size), then the newest MAX_CANDIDATES records holding every index
+    term of it whose own text names it (patterns, PITFALLs, goals, failures)."""
+    found = [d for d in _by_entity(idx, name) if allowed[d]]
     terms = analyze.query_terms(name)
     if not terms:
-        return []
+        return found
     docs: set[int] | None = None
     for term in terms:
         postings = idx.postings_of(term)
@@ -181,10 +184,24 @@ def _naming(store: Store, idx: Index, allowed: _Allowed, name: str) -> list[int]
         holding = {d for d in (postings[0::2] if postings is not None else ()) if mask[d]}
         docs = holding if docs is None else docs & holding
         if not docs:
-            return []
-    chosen = [d for d in sorted(docs or (), key=lambda d: -idx.ts[d]) if allowed[d]]
-    chosen = chosen[:MAX_CANDIDATES]
-    return [d for d in chosen if _names(idx.fetch(store, d), name)]
+            return found
+    seen = set(found)
+    chosen = [d for d in sorted(docs or (), key=lambda d: -idx.ts[d]) if d not in seen]
+    chosen = [d for d in chosen if allowed[d]][:MAX_CANDIDATES]
+    return found + [d for d in chosen if _names(idx.fetch(store, d), name)]
+
+
+def _by_entity(idx: Index, name: str) -> list[int]:
+    """The records whose entities are ``name``, end in it at a ``/`` or are its tail."""
+    wanted = name.lower().strip("./")
+    if len(wanted) < 3:
+        return []
+    out: list[int] = []
+    for entity in idx.entities:
+        held = entity.lower().strip("./")
+        if held == wanted or held.endswith("/" + wanted) or wanted.endswith("/" + held):
+            out.extend(d for d in idx.posting("entities", entity) if d not in idx.dead)
+    return sorted(set(out), key=lambda d: -idx.ts[d])
 
 
 def _names(record: Any, name: str) -> bool:
