@@ -44,12 +44,10 @@ def capture(
     """Route, build, check and store one record; returns it with any warnings.
 
     ``extra``: keys stored with the record beyond its fields (a link back to where it came
-    from, such as ``engram_id``); they pass the secrets gate with the rest. What lore itself
-    passes when a record is not typed by someone (``lore ingest``): ``record_id`` (a stable
-    id: refused with exit 6 when a record already has it), ``session_id`` (True: the
-    current session, as for any capture) and ``provenance``; all pass the same checks as
-    the rest of the record.
-    """
+    from, such as ``engram_id``); they pass the secrets gate with the rest. What lore passes
+    for a record nobody typed (``lore ingest``): ``record_id`` (a stable id, refused with
+    exit 6 when a record already has it), ``session_id`` (True: the current session, as for
+    any capture) and ``provenance``; they pass the same checks as the rest of the record."""
     _head_at.cache_clear()  # HEAD may have moved since the last capture in this process
     fields = dict(fields or {})
     if not text or not text.strip():

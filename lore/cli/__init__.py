@@ -127,7 +127,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "concepts": (
         "concepts:concepts_cmd",
-        "Propose concepts from clusters of similar records, and promote them.",
+        "List concepts, propose new ones from clusters of similar records, promote them.",
     ),
     "hooks": ("hooks:hooks_cmd", "Install, remove, run and pause the agent hooks."),
     "mcp": ("mcp:mcp_cmd", "Run lore as an MCP server on stdio (for coding agents)."),

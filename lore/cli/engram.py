@@ -5,15 +5,16 @@ from __future__ import annotations
 import click
 
 from lore.cli._app import App
+from lore.cli._options import SINCE_HELP, help_when_alone
 from lore.cli._output import echo, emit_json, json_option, note
-from lore.cli.recall import SINCE_HELP
 
 pass_app = click.make_pass_decorator(App)
 DB_HELP = "Engram's database (default: $CLAUDE_MEMORY_DB, else ~/.claude/memory.sqlite)."
 
 
-@click.group(name="engram")
-def engram_cmd() -> None:
+@click.group(name="engram", invoke_without_command=True)
+@click.pass_context
+def engram_cmd(ctx: click.Context) -> None:
     """Bridge to Engram's memory database: sync shadows of lore's records, promote memories.
 
     Engram (an MCP memory server) keeps memories in SQLite. `lore engram sync`
@@ -23,12 +24,14 @@ def engram_cmd() -> None:
     database, each says so and exits 0. lore never changes Engram's schema or
     triggers, and never changes or deletes a memory it did not write.
     """
+    help_when_alone(ctx)
 
 
 @engram_cmd.command(name="sync")
 @click.option("--since", help=SINCE_HELP)
 @click.option(
     "--kind",
+    "-k",
     "kinds",
     multiple=True,
     metavar="KIND",

@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from lore.cli._app import App, this_lore
+from lore.cli._options import help_when_alone
 from lore.cli._output import echo, emit_json, json_option, note
 
 pass_app = click.make_pass_decorator(App)
@@ -63,9 +64,11 @@ def agent_options(fn: Any) -> Any:
     return fn
 
 
-@click.group(name="hooks")
-def hooks_cmd() -> None:
+@click.group(name="hooks", invoke_without_command=True)
+@click.pass_context
+def hooks_cmd(ctx: click.Context) -> None:
     """Install, remove, run and pause the agent hooks."""
+    help_when_alone(ctx)
 
 
 @hooks_cmd.command(name="install")

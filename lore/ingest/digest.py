@@ -16,6 +16,7 @@ AGENT_NAMES = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"
 FILES_SAID = 8
 SAID = 3  # commits, test commands and failures named in the message
 MAX_FILES = 20  # files kept in the digest (the count says how many in all)
+SENTENCE_ENDS = (".", "!", "?", "…")
 
 
 @dataclass
@@ -47,10 +48,10 @@ class Digest:
     def clauses(self) -> list[str]:
         parts = []
         if self.first_request:
-            parts.append(f'First request: "{_cut(self.first_request, 160)}".')
+            parts.append(f"First request: {_quoted(self.first_request, 160)}")
         last = self.requests[-1] if self.requests else ""
         if last and last != self.first_request:
-            parts.append(f'Last request: "{_cut(last, 160)}".')
+            parts.append(f"Last request: {_quoted(last, 160)}")
         if self.files:
             shown = ", ".join(self.files[:FILES_SAID])
             more = self.files_total - FILES_SAID
@@ -174,6 +175,12 @@ def relative(name: str, base: Path | None, cwd: str | None = None) -> str:
         return path.relative_to(base).as_posix()
     except ValueError:
         return name
+
+
+def _quoted(text: str, limit: int) -> str:
+    """``"text".``, or ``"text."`` when the text ends a sentence itself (one full stop)."""
+    said = _cut(text, limit)
+    return f'"{said}"' + ("" if said.rstrip().endswith(SENTENCE_ENDS) else ".")
 
 
 def _count(n: int, noun: str) -> str:

@@ -21,6 +21,7 @@ from lore.store.core import Store
 
 AGENTS = ("claude", "codex", "gemini")
 SKIPPED_SHOWN = 20  # line numbers of skipped lines listed per file
+FOREIGN: dict[str, Any] = {}  # _one's answer for another repository's session
 
 
 class Target(NamedTuple):
@@ -62,11 +63,12 @@ def ingest(
     foreign = 0
     for target in targets:
         report = _one(
-            store, target, local, top, start, dry_run, sniffed.get(target.path, ""),
+            store, target, local, top, start, dry_run, sniffed.get(target.path),
             new_session=new_session,
         )  # fmt: skip
-        if report is None:
+        if report is FOREIGN:
             foreign += 1
+        if not report:
             continue
         for rule in report.pop("rule_of_three", []):
             rules[rule["error_type"]] = rule
@@ -109,25 +111,25 @@ def _folders(agent: str | None, top: Path | None) -> list[Target]:
     ]
 
 
-def _check(target: Target, agent: str | None, local: Path) -> str:
-    """The format of a PATH given on the command line; refused (exit 4) when it is none,
-    or not ``--agent``'s."""
+def _check(target: Target, agent: str | None, local: Path) -> tuple[str, bool] | None:
+    """The format of a PATH given on the command line (``(agent, whole document)``, None
+    for an empty file); refused (exit 4) when it is none, or not ``--agent``'s."""
     from lore.ingest import transcript
 
     mark = watermark.load(watermark.location(local, target.path))
     with contextlib.suppress(OSError):
         if watermark.unchanged(mark, target.path.stat()) and mark:
-            return str(mark.get("agent") or "")
+            return str(mark.get("agent") or ""), bool(mark.get("whole"))
     found = transcript.sniff(target.path)
     if found is None:
-        return ""
+        return None
     if agent is not None and found[0] != agent:
         raise InvalidInputError(
             f"{target.path}: a {transcript.NAMES[found[0]]}, not a {transcript.NAMES[agent]} "
             f"(--agent {agent})",
             file=str(target.path),
         )
-    return found[0]
+    return found
 
 
 def _one(
@@ -137,7 +139,7 @@ def _one(
     top: Path | None,
     start: float | None,
     dry_run: bool,
-    known: str,
+    known: tuple[str, bool] | None,
     *,
     new_session: bool = True,
 ) -> dict[str, Any] | None:
@@ -157,13 +159,13 @@ def _one(
         if not locate.inside(cwd, top):
             if not dry_run and not known_cwd:
                 watermark.save(mark_file, {**watermark.identity(stat), "foreign": True, "cwd": cwd})
-            return None
+            return FOREIGN
     if mark and not mark.get("foreign") and watermark.unchanged(mark, stat):
         return _report(path, mark.get("agent"), mark.get("session"), "unchanged")
     from lore.ingest import transcript
 
     try:
-        found = transcript.sniff(path) if not known else (known, False)
+        found = known if known is not None else transcript.sniff(path)
     except InvalidInputError:
         return None  # a file in an agent's folder that is not a session: not ours to read
     if found is None or (target.agent and found[0] != target.agent):

@@ -273,6 +273,7 @@ def auto_handoff(
                 "requests": digest.requests,
                 "files": digest.files,
                 "failed_commands": digest.failed[-MAX_FAILED:],
+                "threads": digest.open,  # its own open items (resume lists them apart)
             },
             "digest": digest.to_dict(),
         },

@@ -351,6 +351,7 @@ def test_pre_compact_writes_an_automatic_handoff(
         "requests": ["Add retries to the HTTP client", "Make the backoff exponential"],
         "files": ["/repo/client.py", "/repo/tests/test_retry.py"],
         "failed_commands": ["pytest -x tests"],
+        "threads": ["unanswered: Make the backoff exponential", "`pytest -x tests` still fails: x"],
     }
     assert record["digest"]["first_request"] == "Add retries to the HTTP client"
     # The hook's ingestion recorded the failure; the digest names its id.

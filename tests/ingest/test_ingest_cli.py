@@ -249,6 +249,15 @@ def test_other_agents_transcripts(run: Any, tmp_path: Path) -> None:
     assert ingest(run, str(gemini))["files"][0]["read"] == "unchanged"
 
 
+def test_the_format_comes_from_the_content_not_the_name(run: Any, tmp_path: Path) -> None:
+    document = copy(tmp_path, "gemini-session.json", "chat.txt")  # a whole JSON document
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    doc = ingest(run, str(document), str(empty))
+    assert [(f["agent"], f["lines"]) for f in doc["files"]] == [("gemini", [1, 520])]
+    assert doc["totals"]["other_projects"] == 0
+
+
 def test_a_subagent_file_adds_failures_only(run: Any, tmp_path: Path) -> None:
     doc = ingest(run, str(copy(tmp_path, "claude-subagent.jsonl", "agent-a2898e3.jsonl")))
     assert (doc["files"][0]["session_record"], doc["totals"]["failures_new"]) == (None, 0)
