@@ -30,7 +30,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 LORE = REPO / ".venv" / "bin" / "lore"
 GEN = REPO / "bench" / "gen_store.py"
-CORPUS = Path("/work/shared/bench/corpus/gen_corpus.py")
+# The shared folder sits beside the checkout (../shared), or beside a worktree's parent.
+CORPUS = (
+    next(
+        (c for c in (REPO.parent / "shared", REPO.parent.parent / "shared") if c.is_dir()),
+        REPO.parent / "shared",
+    )
+    / "bench"
+    / "corpus"
+    / "gen_corpus.py"
+)
 FIXTURES = REPO / "tests" / "fixtures" / "hooks" / "claude-payloads.jsonl"
 DOC = REPO / "docs" / "benchmarks.md"
 BEGIN, END = "<!-- hooks-bench:begin -->", "<!-- hooks-bench:end -->"
@@ -197,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     section = "\n".join([
         BEGIN,
-        "## 9. Agent hooks",
+        "## 10. Agent hooks",
         "",
         f"_`bench/hooks.py`, {when}, {runs} runs per row after one warm-up; load average "
         f"{load_start} at the start, {os.getloadavg()[0]:.2f} at the end "

@@ -367,13 +367,17 @@ def _pause_target(app: App, session: str | None) -> str:
     chosen = session or last_session(app.root.local)
     if not chosen:
         raise NotFoundError(
-            "no agent session has run lore's hooks on this root yet: name one with --session"
+            "no agent session has run lore's hooks on this root yet: name one with --agent-session"
         )
     return chosen
 
 
 @hooks_cmd.command(name="pause")
-@click.option("--session", help="The agent's session id (default: the last one the hooks saw).")
+@click.option(
+    "--agent-session",
+    "session",
+    help="The agent's own session id (default: the last one the hooks saw).",
+)
 @json_option
 @pass_app
 def hooks_pause_cmd(app: App, session: str | None, as_json: bool) -> None:
@@ -394,7 +398,11 @@ def hooks_pause_cmd(app: App, session: str | None, as_json: bool) -> None:
 
 
 @hooks_cmd.command(name="unpause")
-@click.option("--session", help="The agent's session id (default: the last one the hooks saw).")
+@click.option(
+    "--agent-session",
+    "session",
+    help="The agent's own session id (default: the last one the hooks saw).",
+)
 @json_option
 @pass_app
 def hooks_unpause_cmd(app: App, session: str | None, as_json: bool) -> None:
