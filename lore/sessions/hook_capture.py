@@ -23,7 +23,12 @@ def record_failure(
     lore_session: str | None,
 ) -> tuple[str | None, str]:
     """Record the payload's failed command; the Rule-of-Three context to give the agent
-    (or None), and what happened (for LORE_DEBUG)."""
+    (or None), and what happened (for LORE_DEBUG).
+
+    The session's state counts each command's failures (its lock serializes the hooks of
+    one session, and a failure's id belongs to one session), so a repeat appends one
+    revision of ``occurrences`` instead of reading the failures log: on a big store that
+    read alone would take most of a second."""
     from lore.ingest.extract import hook_failure
     from lore.ingest.ids import record_id
 
@@ -35,31 +40,10 @@ def record_failure(
         return None, "not a failed shell command"
     # The scope ``lore ingest`` derives a Claude Code session's ids from (lore.ingest.usecase).
     fid = record_id("fail", f"claude:{session}", failed.key)
-    existing = store.find(fid)
-    if existing is None:
-        from lore.capture.core import capture
-
-        capture(
-            store,
-            failed.message,
-            kind="failure",
-            fields={"error_type": failed.error_type, "tool": failed.command, "step": failed.step},
-            project=project,
-            source=SOURCE,
-            record_id=fid,
-            session_id=lore_session,
-            extra={"exit_code": failed.exit_code, "occurrences": 1},
-        )
-        said = f"wrote {fid}"
-    else:
-
-        def again(state: dict[str, Any]) -> dict[str, Any]:
-            return {"occurrences": int(state.get("occurrences") or 1) + 1}
-
-        store.update(fid, again)
-        said = f"counted {fid} again"
     local = store.root.local
     with hook_state.updating(local, session) as state:
+        commands = state.setdefault("commands", {})
+        seen = commands[fid] = int(commands.get(fid) or 0) + 1
         counts = state.setdefault("failures", {})
         counts[failed.error_type] = int(counts.get(failed.error_type) or 0) + 1
         told = state.setdefault("told", [])
@@ -67,10 +51,74 @@ def record_failure(
         if due:
             told.append(failed.error_type)
         paused = hook_state.is_paused(state)
-        seen = counts[failed.error_type]
+        of_type = counts[failed.error_type]
+    said = _write(store, failed, fid, seen, project, lore_session)
     if not due or paused:
         return None, said
-    return rule_of_three_text(store, failed.error_type, seen), f"{said}; told the Rule of Three"
+    return rule_of_three_text(store, failed.error_type, of_type), f"{said}; told the Rule of Three"
+
+
+def _write(
+    store: Store, failed: Any, fid: str, seen: int, project: str | None, session: str | None
+) -> str:
+    """The failure captured (first time) or its ``occurrences`` raised (a repeat)."""
+    from lore.capture.checks import exists
+    from lore.errors import DuplicateError
+
+    if seen == 1 and not exists(store, "failure", fid):
+        from lore.capture.core import capture
+
+        try:
+            capture(
+                store,
+                failed.message,
+                kind="failure",
+                fields={
+                    "error_type": failed.error_type,
+                    "tool": failed.command,
+                    "step": failed.step,
+                },
+                project=project,
+                source=SOURCE,
+                record_id=fid,
+                session_id=session,
+                extra={"exit_code": failed.exit_code, "occurrences": 1},
+            )
+            return f"wrote {fid}"
+        except DuplicateError:  # an ingestion wrote it meanwhile: count this one on it
+            pass
+    _raise_occurrences(store, fid, seen)
+    return f"counted {fid} again"
+
+
+def _raise_occurrences(store: Store, fid: str, seen: int) -> None:
+    """Append ``{"occurrences": n}`` when ``n`` beats what the record holds (an ingestion
+    may have counted more), read through the index from the record's own lines."""
+    from lore import clock
+    from lore.capture.checks import warm_index
+    from lore.components.failures import Failure
+    from lore.storage import jsonl
+    from lore.store.fold import REVISE
+
+    index = warm_index(store, "failure")
+    docs = index.find_ids({fid}) if index is not None else {}
+    if fid in docs:
+        held = int(index.fetch(store, docs[fid]).extra.get("occurrences") or 1)
+    else:  # no index on this machine yet: the slow way
+        record = store.find(fid)
+        if record is None:
+            return
+        held = int(record.extra.get("occurrences") or 1)
+    if seen <= held:
+        return
+    line = {
+        "_op": REVISE,
+        "id": fid,
+        "timestamp": clock.now(),
+        "set": {"occurrences": seen},
+        "reason": "lore hook",
+    }
+    jsonl.append(store.location(Failure), [line])  # one locked append, as Store.revise does
 
 
 def rule_of_three_text(store: Store, error_type: str, seen: int) -> str:
