@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lore.errors import UsageError
-from lore.store import Store
+from lore.store.core import Store
 
 Doc = Any  # a command's --json document: an object, or an array for a listing
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from lore.errors import NotFoundError, UsageError
-from lore.store import Store
+from lore.store.core import Store
 from lore.ui import queues
 
 Query = dict[str, list[str]]
@@ -112,7 +112,7 @@ class Routes:
 
     def warm(self) -> None:
         """Load the search index and the graph before the first request needs them."""
-        from lore.index import open_index
+        from lore.index.persist import open_index
 
         with self.lock:
             open_index(self.store)
@@ -120,7 +120,7 @@ class Routes:
 
     def close(self) -> None:
         """Save the kept index if it moved on (best effort), stop watching folders."""
-        from lore.index import save_kept
+        from lore.index.persist import save_kept
 
         with self.lock:
             kept = self.store.kept
@@ -136,7 +136,7 @@ class Routes:
         from lore import __version__
         from lore.graph.export import COLORS
         from lore.graph.rules import NODE_TYPES, RELATIONS
-        from lore.index import SEARCH_KINDS
+        from lore.index.columns import SEARCH_KINDS
         from lore.model import kind_class
 
         kinds = [
@@ -183,7 +183,7 @@ class Routes:
         return Reply(show(self.store, record_id, history=True))
 
     def timeline(self, q: Query) -> Reply:
-        from lore.timeline import timeline
+        from lore.timeline.core import timeline
 
         doc = timeline(
             self.store, _one(q, "period"), project=_one(q, "project"), kinds=_many(q, "kind")
@@ -191,7 +191,7 @@ class Routes:
         return Reply(doc)
 
     def sessions(self, q: Query) -> Reply:
-        from lore.api import list_records
+        from lore.usecases.records import list_records
 
         found = list_records(
             self.store, "session", hidden=_flag(q, "all"), project=_one(q, "project")

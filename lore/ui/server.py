@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 import orjson
 
 from lore.errors import LoreError
-from lore.store import Store
+from lore.store.core import Store
 from lore.ui.routes import Reply, Routes
 
 HOST = "127.0.0.1"  # the only address lore ui listens on

@@ -28,8 +28,9 @@ def shot(browser: Any, served: Served, name: str, *, full: bool = False) -> Path
 
 
 def open_page(browser: Any, served: Served, route: str, ready: str) -> None:
+    """Go to ``route`` (a new page, or a new view of this one) and wait until it is drawn."""
     browser.goto(served.url + route)
-    browser.wait("document.body && document.body.dataset.ready === '1'")
+    browser.wait(f"document.querySelector('main').dataset.route === {json.dumps(route)}")
     browser.wait(ready)
 
 

@@ -17,7 +17,7 @@ import pytest
 from click.testing import Result
 from uiserver import build_store
 
-from lore.store import Store
+from lore.store.core import Store
 from lore.ui.server import HOST, UIServer
 
 Run = Callable[..., Result]

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from lore.model import kind_class
-from lore.store import Store
+from lore.store.core import Store
 
 HOSTILE = (
     '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> '

@@ -33,6 +33,7 @@ async function show() {
   });
   if (mounted && mounted.name === at.name && mounted.view.update) {
     await mounted.view.update(ctx, mounted.state);
+    if (mine === sequence) main.dataset.route = location.hash;
     return;
   }
   main.setAttribute("aria-busy", "true");
@@ -56,6 +57,7 @@ async function show() {
   } finally {
     if (mine === sequence) main.removeAttribute("aria-busy");
   }
+  if (mine === sequence) main.dataset.route = location.hash; // drawn: what tests wait for
   const heading = main.querySelector("h1");
   document.title = `${heading ? heading.textContent : "lore"} · lore`;
 }
