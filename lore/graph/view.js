@@ -16,7 +16,8 @@
     var colors = options.colors || {};
     var state = {
       focus: null, info: new Map(), cache: new Map(), expanded: new Set(),
-      limits: new Map(), kinds: null, relations: null, selected: null, placed: new Map()
+      limits: new Map(), kinds: null, relations: null, selected: null, placed: new Map(),
+      zoom: 1, wide: 0, tall: 0
     };
     container.classList.add("lg");
     var canvas = doc.createElement("div");
@@ -27,6 +28,19 @@
     canvas.appendChild(svg);
     container.appendChild(canvas);
     container.addEventListener("keydown", onKey);
+
+    // The visible area in the canvas's own units (CSS zoom scales the canvas, not these).
+    function view() {
+      return {
+        left: container.scrollLeft / state.zoom, top: container.scrollTop / state.zoom,
+        width: container.clientWidth / state.zoom, height: container.clientHeight / state.zoom
+      };
+    }
+
+    function scrollTo(left, top) {
+      container.scrollLeft = Math.max(0, left) * state.zoom;
+      container.scrollTop = Math.max(0, top) * state.zoom;
+    }
 
     function info(key) {
       return state.info.get(key) || { id: key, type: "", label: key };
@@ -121,16 +135,19 @@
       // Centred in the container while it fits; scrolled when it does not.
       var wide = (deepest["-1"] + deepest["1"]) * COL + W;
       var tall = (height - 1) * ROW + H;
-      var left = Math.max(PAD, (container.clientWidth - wide) / 2) + deepest["-1"] * COL;
-      var top = Math.max(PAD, (container.clientHeight - tall) / 2);
+      var box = view();
+      state.wide = wide + 2 * PAD;
+      state.tall = tall + 2 * PAD;
+      var left = Math.max(PAD, (box.width - wide) / 2) + deepest["-1"] * COL;
+      var top = Math.max(PAD, (box.height - tall) / 2);
       nodes.forEach(function (t) {
         t.x = Math.round(left + t.side * t.depth * COL);
         t.top = Math.round(top + t.y * ROW);
       });
       return {
         nodes: nodes,
-        width: Math.max(PAD * 2 + wide, container.clientWidth - 2),
-        height: Math.max(PAD * 2 + tall, container.clientHeight - 2)
+        width: Math.max(PAD * 2 + wide, box.width - 2),
+        height: Math.max(PAD * 2 + tall, box.height - 2)
       };
     }
 
@@ -334,14 +351,14 @@
       var x1 = Math.max.apply(null, all.map(function (c) { return c.x + W; }));
       var y0 = Math.min.apply(null, all.map(function (c) { return c.top; }));
       var y1 = Math.max.apply(null, all.map(function (c) { return c.top + H; }));
-      var left = container.scrollLeft, top = container.scrollTop;
-      var width = container.clientWidth, height = container.clientHeight;
-      if (x0 < left || x1 > left + width) {
-        container.scrollLeft = Math.max(0, (x0 + x1) / 2 - width / 2);
-      }
-      if (y0 < top || y1 > top + height) {
-        container.scrollTop = Math.max(0, Math.min(y0 - PAD, (y0 + y1) / 2 - height / 2));
-      }
+      var seen = view();
+      var left = seen.left, top = seen.top, width = seen.width, height = seen.height;
+      // the least scrolling that shows them (the node itself first when they cannot all fit)
+      if (x1 > left + width) { left = Math.min(x1 + PAD - width, t.x - PAD); }
+      if (x0 < left) { left = Math.max(x0 - PAD, t.x + W + PAD - width); }
+      if (y1 > top + height) { top = Math.min(y1 + PAD - height, t.top - PAD); }
+      if (y0 < top) { top = Math.max(y0 - PAD, t.top + H + PAD - height); }
+      scrollTo(left, top);
     }
 
     function expand(key) {
@@ -365,8 +382,8 @@
     function center(key) {
       var t = state.placed.get(key);
       if (!t) { return; }
-      container.scrollLeft = Math.max(0, t.x + W / 2 - container.clientWidth / 2);
-      container.scrollTop = Math.max(0, t.top + H / 2 - container.clientHeight / 2);
+      var seen = view();
+      scrollTo(t.x + W / 2 - seen.width / 2, t.top + H / 2 - seen.height / 2);
     }
 
     function onKey(event) {
@@ -387,8 +404,23 @@
       if (best) { event.preventDefault(); best.focus(); }
     }
 
+    // Zoom: a factor (1.25 closer, 0.8 farther), or "fit" (the whole tree in sight, down
+    // to 40%), or 1. Text stays text: the canvas is scaled, then laid out again.
+    function zoom(how) {
+      var size = { width: container.clientWidth, height: container.clientHeight };
+      var next = how === "fit"
+        ? Math.min(1, size.width / Math.max(state.wide, 1), size.height / Math.max(state.tall, 1))
+        : how === 1 ? 1 : state.zoom * how;
+      state.zoom = Math.max(0.4, Math.min(1.6, next));
+      canvas.style.zoom = String(state.zoom);
+      render();
+      if (state.focus !== null) { center(state.selected || state.focus); }
+      return state.zoom;
+    }
+
     return {
       focus: focus,
+      zoom: zoom,
       expand: function (key) { return expand(key).then(function () { select(key); }); },
       toggle: toggle,
       select: select,

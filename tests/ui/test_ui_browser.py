@@ -67,7 +67,7 @@ def test_search_then_open_a_record(browser: Any, served: Served) -> None:
     # the score's parts, on demand
     assert browser.eval("document.querySelector('.hit details.why').open") is False
     browser.click(".hit details.why summary")
-    assert "bm25" in text(browser, ".hit details.why table")
+    assert "bm25" in texts(browser, ".hit details.why dt")
     shot(browser, served, "search")
     browser.click(".hit a.rec")
     browser.wait("document.querySelector('#history')")
@@ -172,6 +172,13 @@ def test_expand_the_graph_two_hops_from_a_record(browser: Any, served: Served) -
     browser.wait(
         'document.querySelector(\'.lg-node[data-key="project:shop"][aria-expanded="false"]\')'
     )
+    # zoom out to see the whole neighbourhood, and back: the boxes shrink, nothing overlaps
+    before = browser.eval("document.querySelector('.lg-focus').getBoundingClientRect().width")
+    browser.click('.graph-tools button[aria-label="Zoom out"]')
+    after = browser.eval("document.querySelector('.lg-focus').getBoundingClientRect().width")
+    assert round(after / before, 2) == 0.8 and text(browser, ".graph-tools span") == "80%"
+    assert boxes_overlap(browser, ".lg-node") == []
+    browser.click('.graph-tools button[aria-label="Actual size"]')
     # a filter by kind hides the failure
     browser.click(".view-graph details.filters summary")
     browser.click('.view-graph input[name="kind"][value="failure"]')

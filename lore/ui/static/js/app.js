@@ -17,7 +17,8 @@ let sequence = 0;
 
 export function parse(hash) {
   const raw = (hash || "").replace(/^#\/?/, "");
-  const [path, qs] = raw.split("?", 2);
+  const cut = raw.indexOf("?");
+  const [path, qs] = cut < 0 ? [raw, ""] : [raw.slice(0, cut), raw.slice(cut + 1)];
   const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
   const name = VIEWS[parts[0]] ? parts[0] : "search";
   return { name, arg: parts.slice(1).join("/") || null, params: new URLSearchParams(qs || "") };
@@ -70,6 +71,7 @@ async function start() {
   window.addEventListener("hashchange", show);
   await show();
   document.body.setAttribute("data-ready", "1");
+  document.body.setAttribute("data-ready-ms", String(Math.round(performance.now())));
 }
 
 start().catch((error) => {

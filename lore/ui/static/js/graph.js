@@ -33,8 +33,15 @@ export async function render(ctx, state) {
   state.side = side;
   state.picks = picks;
   state.canvas = canvas;
+  const level = h("span", { class: "quiet", "aria-live": "polite" }, "100%");
+  const zoom = (how, label) => h("button", { type: "button", "aria-label": label, title: label,
+    onclick: () => { level.textContent = `${Math.round(state.view.zoom(how) * 100)}%`; } },
+  how === "fit" ? "Fit" : how === 1 ? "100%" : how > 1 ? "+" : "−");
+  const tools = h("div", { class: "graph-tools", role: "toolbar", "aria-label": "Zoom" },
+    zoom(0.8, "Zoom out"), zoom(1.25, "Zoom in"), zoom("fit", "Fit the whole neighbourhood"),
+    zoom(1, "Actual size"), level);
   return h("div", { class: "view-graph" }, h("h1", {}, "Graph"), start, picks, concepts, filters,
-    h("div", { class: "graph-layout" }, canvas, side));
+    h("div", { class: "graph-layout" }, h("div", {}, tools, canvas), side));
 }
 
 export async function mounted(ctx, state) {

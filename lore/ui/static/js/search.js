@@ -117,10 +117,9 @@ async function results(ctx, state) {
 function item(hit, info) {
   const parts = hit.explain || {};
   const why = h("details", { class: "why" },
-    h("summary", {}, `score ${Number(hit.score).toFixed(2)}`),
-    h("table", {}, h("caption", { class: "sr-only" }, "Score parts"),
-      Object.entries(parts).map(([name, value]) =>
-        h("tr", {}, h("th", { scope: "row" }, name), h("td", {}, Array.isArray(value) ? value.join(" → ") : String(value))))));
+    h("summary", {}, `score ${Number(hit.score).toFixed(2)}`, h("span", { class: "sr-only" }, ": its parts")),
+    h("dl", { class: "parts" }, Object.entries(parts).map(([name, value]) =>
+      h("div", {}, h("dt", {}, name), h("dd", {}, Array.isArray(value) ? value.join(" → ") : String(value))))));
   const chips = status(hit).map((s) => h("span", { class: "chip" }, s));
   return h("li", { class: "hit" },
     h("div", { class: "line" }, badge(hit.type, info.colors), " ", recordLink(hit.id, title(hit, info.kindSpec))),

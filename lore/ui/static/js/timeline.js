@@ -52,9 +52,13 @@ function bar(counts, max, colors) {
   return box;
 }
 
-function counts(item) {
-  const parts = Object.entries(item.counts).map(([kind, n]) => `${kind} ${n.toLocaleString("en")}`);
-  return parts.join(" · ");
+// "decision 19 · failure 15 ...", each kind with the colour of its part of the bar.
+function counts(item, colors) {
+  return Object.entries(item.counts).map(([kind, n], i) => {
+    const swatch = h("span", { class: "swatch", "aria-hidden": "true" });
+    swatch.style.background = colors[kind] || "#888";
+    return [i ? " · " : "", swatch, `${kind} ${n.toLocaleString("en")}`];
+  });
 }
 
 function digest(d, compact) {
@@ -100,7 +104,7 @@ export async function render(ctx) {
     nav,
     h("h1", {}, headline, h("span", { class: "count" }, ` ${plural(doc.total, "record")}`)),
     up ? h("p", {}, link(up[1], params, `↑ up to ${up[0]}`)) : null,
-    h("p", { class: "quiet" }, counts(doc) || "No records."),
+    h("p", { class: "quiet" }, doc.total ? counts(doc, info.colors) : "No records."),
     bar(doc.counts, doc.total, info.colors),
     digest(doc.digest, false));
   let body;
@@ -118,7 +122,7 @@ export async function render(ctx) {
         h("div", { class: "period-head" }, link(p.period, params), " ",
           h("span", { class: "count" }, plural(p.total, "record"))),
         p.total ? bar(p.counts, max, info.colors) : null,
-        p.total ? h("p", { class: "quiet small" }, counts(p)) : null,
+        p.total ? h("p", { class: "quiet small" }, counts(p, info.colors)) : null,
         p.total ? digest(p.digest, true) : null))));
   }
   return h("div", { class: "view-timeline" }, top, filterForm(ctx), body);
