@@ -324,7 +324,7 @@ def test_a_long_lived_process_sees_new_records(run: Run, data_dir: Path) -> None
     """A server keeps its index in memory (``Store.kept``) and saves it only when it
     exits: the answers kept beside the index file must not outlive the index's changes."""
     from lore.index.watch import FolderWatch
-    from lore.timeline import timeline
+    from lore.timeline.core import timeline
 
     assert run("remember", "use postgres for the queue", "-q").exit_code == 0
     server = Store(data_dir)
