@@ -264,3 +264,68 @@ def test_a_phone_width_reads_without_sideways_scrolling(browser: Any, served: Se
         shot(browser, served, "phone-queues")
     finally:
         browser.viewport(1280, 860)
+
+
+CONTRAST = """(() => {
+  const channel = (v) => (v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  const lum = (c) => {
+    const [r, g, b] = c.match(/[\\d.]+/g).slice(0, 3).map(Number).map(channel);
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const back = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = getComputedStyle(e).backgroundColor, m = c.match(/[\\d.]+/g);
+      if (m && (m.length < 4 || Number(m[3]) > 0.9)) return c;
+    }
+    return getComputedStyle(document.documentElement).backgroundColor;
+  };
+  const low = [];
+  for (const el of document.querySelectorAll("header *, main *")) {
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own || !el.getClientRects().length || el.closest("[disabled], .sr-only")) continue;
+    const fg = getComputedStyle(el).color, bg = back(el);
+    const a = lum(fg), b = lum(bg);
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    const what = `${el.tagName}.${el.className}: ${fg} on ${bg}`;
+    if (ratio < 4.5) low.push(`${what} = ${ratio.toFixed(2)}`);
+  }
+  return [...new Set(low)];
+})()"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_text_contrast_and_the_keyboard(browser: Any, served: Served, scheme: str) -> None:
+    """Every piece of text on every view has 4.5:1 contrast (WCAG AA), in both colour
+    schemes; and a search, a result and a record are reached with the keyboard alone."""
+    browser.call(
+        "Emulation.setEmulatedMedia",
+        features=[{"name": "prefers-color-scheme", "value": scheme}],
+    )
+    try:
+        views = {
+            "#/search?q=redis": "document.querySelector('.hit')",
+            "#/record/session-ui-one": "document.querySelector('#history')",
+            "#/timeline/2025-03": "document.querySelector('.periods')",
+            "#/graph/dec-ui-redis": "document.querySelector('.lg-focus')",
+            "#/queues": "document.querySelector('#queue-review .item')",
+            "#/sessions": "document.querySelector('.session-row')",
+        }
+        for route, ready in views.items():
+            open_page(browser, served, route, ready)
+            browser.eval("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+            assert browser.eval(CONTRAST) == [], (scheme, route)
+    finally:
+        browser.call("Emulation.setEmulatedMedia", features=[])
+    if scheme == "dark":
+        return
+    open_page(browser, served, "#/", "document.activeElement.id === 'q'")
+    browser.type("#q", "celery")
+    browser.wait("document.querySelector('.results[data-query=celery] .hit')")
+    for _ in range(12):  # Tab from the search box to the first result's link
+        browser.key("Tab")
+        if browser.eval("document.activeElement.matches('.hit a.rec')"):
+            break
+    assert browser.eval("document.activeElement.textContent") == "Queue background jobs with Celery"
+    browser.key("Enter")
+    browser.wait("location.hash === '#/record/dec-ui-celery' && document.querySelector('#history')")
+    assert browser.eval("document.activeElement.tagName") == "H1"  # focus moved to the page
