@@ -110,8 +110,10 @@ def start_ui(tmp: Path, *extra: str) -> Served:
     root = tmp / "data"
     if not root.exists():
         build_store(root)
-    env = {**os.environ, "LORE_CACHE_DIR": str(tmp / "cache"), "HOME": str(tmp / "home")}
-    env.pop("LORE_DATA_DIR", None)
+    # No LORE_* variable from the test process (an earlier in-process `lore hooks run`
+    # leaves LORE_SESSION_ID behind, say): the server sees only this root and this cache.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LORE_")}
+    env.update(LORE_CACHE_DIR=str(tmp / "cache"), HOME=str(tmp / "home"))
     proc = subprocess.Popen(
         [sys.executable, "-m", "lore", "--data-dir", str(root), "ui", "--port", "0", *extra],
         env=env,
