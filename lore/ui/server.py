@@ -118,6 +118,7 @@ class UIServer(ThreadingHTTPServer):
 class Handler(BaseHTTPRequestHandler):
     server: UIServer
     protocol_version = "HTTP/1.1"  # keep-alive: the page loads a dozen small files
+    disable_nagle_algorithm = True  # headers and body leave at once (no delayed-ACK wait)
     server_version = "lore-ui"
     sys_version = ""
 

@@ -241,9 +241,16 @@ def test_a_hostile_record_renders_as_text(browser: Any, served: Served) -> None:
 
 def test_provenance_and_a_session_page(browser: Any, served: Served) -> None:
     open_page(browser, served, "#/record/obs-ui-ingested", "document.querySelector('#provenance')")
+    transcript = served.root.parent / "transcript-4f2a.jsonl"
     assert text(browser, "#provenance p") == (
-        "Extracted from ~/.claude/projects/shop/4f2a.jsonl, lines 12–14, session 4f2a"
+        f"Extracted from {transcript}, lines 12–14, session 4f2a"
     )
+    if browser.eval("fetch('/api/info').then(r => r.json()).then(d => d.source)"):
+        # a lore with `lore show --source`: the transcript's lines, in place
+        browser.wait("document.querySelector('#provenance .transcript li')")
+        lines = texts(browser, "#provenance .transcript li")
+        assert lines[0].startswith("12") and "Why do the migrations not run?" in lines[0]
+        assert "The deploy script skips migrations." in lines[1]
     open_page(browser, served, "#/sessions", "document.querySelector('.session-row')")
     assert texts(browser, ".session-row .line") == ["Cache work done."]
     browser.click(".session-row a")

@@ -5,6 +5,7 @@ process (``python -m lore ui --port 0``)."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -80,9 +81,28 @@ RECORDS: list[tuple[str, dict[str, Any]]] = [
 ]  # fmt: skip
 
 
+TRANSCRIPT = [
+    {"type": "user", "message": {"role": "user", "content": f"step {n}"}} for n in range(1, 12)
+] + [
+    {"type": "user", "message": {"role": "user", "content": "Why do the migrations not run?"}},
+    {"type": "assistant", "message": {"role": "assistant",
+                                      "content": "The deploy script skips migrations."}},
+    {"type": "user", "message": {"role": "user", "content": "Write that down."}},
+]  # fmt: skip
+
+
 def build_store(root: Path) -> None:
+    """The records above in ``root``; the ingested one's transcript beside it."""
     store = Store(root)
+    transcript = root.parent / "transcript-4f2a.jsonl"
+    transcript.parent.mkdir(parents=True, exist_ok=True)
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in TRANSCRIPT))
     for kind, fields in RECORDS:
+        if "provenance" in fields and isinstance(fields["provenance"], dict):
+            fields = {
+                **fields,
+                "provenance": {**fields["provenance"], "transcript": str(transcript)},
+            }
         store.add([kind_class(kind).from_dict(dict(fields))])
     store.revise("dec-ui-redis", {"outcome": "successful"}, reason="held up under load")
 

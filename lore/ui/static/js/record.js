@@ -74,7 +74,8 @@ function fields(rec, info) {
 }
 
 // Ingested records carry {"transcript", "session", "lines": [a, b]}: the grip on the
-// transcript they were extracted from. With `lore show --source` in this lore, the lines.
+// transcript they were extracted from. With `lore show --source` in this lore, the lines
+// themselves ("source_lines": {..., "entries": [{"line", "who", "text"}]}), shown in place.
 function provenance(rec, info) {
   const p = rec.provenance;
   if (!p || typeof p !== "object" || Array.isArray(p)) return null;
@@ -86,23 +87,21 @@ function provenance(rec, info) {
       p.session ? [", session ", value(p.session, info)] : ""));
   const box = h("section", { class: "card", id: "provenance" }, h("h2", {}, "Provenance"), body);
   if (info.source) {
-    const slot = h("div", { class: "source", "aria-live": "polite" }, h("p", { class: "quiet" }, "Loading the transcript lines…"));
+    const slot = h("div", { class: "source", "aria-live": "polite" }, h("p", { class: "quiet" }, "Reading the transcript…"));
     body.append(slot);
     get("/api/show", { id: rec.id, source: 1 })
-      .then((doc) => slot.replaceChildren(sourceLines(doc.source, lines) || h("p", { class: "quiet" }, "No lines.")))
+      .then((doc) => slot.replaceChildren(transcript(doc.source_lines)))
       .catch((error) => slot.replaceChildren(errorBox(error)));
   }
   return box;
 }
 
-function sourceLines(source, lines) {
-  if (source == null) return null;
-  if (typeof source === "string") return h("pre", { class: "transcript" }, source);
-  const rows = Array.isArray(source) ? source : Array.isArray(source.lines) ? source.lines : null;
-  if (!rows) return h("pre", { class: "transcript" }, JSON.stringify(source, null, 2));
-  const first = lines ? Number(lines[0]) : 1;
-  return h("ol", { class: "transcript", start: first }, rows.map((row) =>
-    h("li", {}, typeof row === "string" ? row : JSON.stringify(row))));
+function transcript(source) {
+  const entries = source && Array.isArray(source.entries) ? source.entries : [];
+  if (!entries.length) return h("p", { class: "quiet" }, "No readable lines.");
+  return h("ol", { class: "transcript plain" }, entries.map((e) => h("li", {},
+    h("span", { class: "line-no" }, `${e.line}`), " ", h("strong", {}, e.who || ""), " ",
+    h("span", { class: "text", dir: "auto" }, e.text || ""))));
 }
 
 function sessionLine(sessionId) {
