@@ -64,8 +64,15 @@ class Browser:
             os.dup2(cmd_read, 3)
             os.dup2(out_write, 4)
 
+        # Its own HOME too: chromium writes ~/.cache and ~/.config (fonts, crash reports)
+        # whatever --user-data-dir says.
+        home = profile / "home"
+        home.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
+               "XDG_CACHE_HOME": str(home / ".cache")}  # fmt: skip
         self.proc = subprocess.Popen(
             [exe, *FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}"],
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
