@@ -8,6 +8,7 @@ refreshed from the files before each (what another process wrote is seen at once
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -111,10 +112,12 @@ class Routes:
             return Reply(action.run(self.store, record_id, inputs))
 
     def warm(self) -> None:
-        """Load the search index and the graph before the first request needs them."""
+        """Load the search index and the graph before the first request needs them (best
+        effort: a problem here is met again, and reported, by the request that needs it)."""
         from lore.index.persist import open_index
 
-        with self.lock:
+        # A failure here is met again, and reported, by the request that needs it.
+        with self.lock, contextlib.suppress(Exception):
             open_index(self.store)
             self._snapshot()
 

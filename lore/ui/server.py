@@ -187,9 +187,10 @@ class Handler(BaseHTTPRequestHandler):
         kind = self.headers.get("Content-Type", "").split(";")[0].strip()
         if kind != "application/json":
             raise Refused("refused: a write's body must be JSON (Content-Type: application/json)")
-        size = int(self.headers.get("Content-Length") or 0)
-        if size > MAX_BODY:
-            raise Refused(f"refused: a body of {size} bytes (at most {MAX_BODY})")
+        length = self.headers.get("Content-Length") or "0"
+        size = int(length) if length.isdigit() else -1
+        if not 0 <= size <= MAX_BODY:
+            raise Refused(f"refused: a body of {length} bytes (0 to {MAX_BODY})")
         try:
             body = orjson.loads(self.rfile.read(size) or b"{}")
         except orjson.JSONDecodeError as exc:

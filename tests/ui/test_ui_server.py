@@ -52,7 +52,8 @@ class Client:
                 del sent["Host"]
             for name, value in sent.items():
                 conn.putheader(name, value)
-            conn.putheader("Content-Length", str(len(data)))
+            if "Content-Length" not in sent:
+                conn.putheader("Content-Length", str(len(data)))
             conn.endheaders(data)
             reply = conn.getresponse()
             raw = reply.read()
@@ -388,6 +389,16 @@ def test_a_bad_write_request_is_a_usage_error(ui: Client) -> None:
         "POST", "/api/queue/inbox/discard", headers={"Content-Type": "application/json"}, token=True
     )
     assert (status, doc["code"]) == (400, "usage")
+
+
+def test_a_body_of_a_strange_size_is_refused(ui: Client) -> None:
+    for length in ("-1", "abc", str(2 << 20)):
+        status, _, doc = ui.request(
+            "POST", "/api/queue/inbox/discard", token=True,
+            headers={"Content-Type": "application/json", "Content-Length": length},
+        )  # fmt: skip
+        assert (status, doc["code"]) == (403, "forbidden"), length
+        assert doc["error"] == f"refused: a body of {length} bytes (0 to {1 << 20})"
 
 
 def test_the_port_taken_is_a_clear_error(run: Run) -> None:
