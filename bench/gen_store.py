@@ -34,7 +34,7 @@ from lore.components.journal import Decision, spec_quality
 from lore.components.patterns import AntiPattern, Pattern
 from lore.components.transfer import Session, summarize
 from lore.model import Record
-from lore.store import Store
+from lore.store.core import Store
 
 # Share of each kind in a generated store. Automatic captures (observations,
 # failures) dominate a store that has grown to 100k; curated kinds are rarer.

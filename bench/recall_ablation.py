@@ -9,7 +9,8 @@ conversation's turns are imported as observations into a scratch root (source = 
 id, tags = conversation and session, timestamp = the session's date), exactly as
 ``locomo_recall.py`` does through the CLI, and each question is asked of ``recall``. The
 data is read from where it lies, never copied into the repository. A step is switched off by
-setting its constants in ``lore.signals`` (and ``lore.search``'s stemmer) to neutral values.
+setting its constants in ``lore.recall.signals`` (and ``lore.index.analyze``'s stemmer)
+to neutral values.
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ sys.path.insert(0, str(HERE))
 
 import recall_quality as rq  # noqa: E402
 
-from lore import recall as recall_module  # noqa: E402
-from lore import search, signals, timeexpr  # noqa: E402
+from lore import timeexpr  # noqa: E402
+from lore.index import analyze  # noqa: E402
+from lore.recall import core as recall_module  # noqa: E402
+from lore.recall import signals  # noqa: E402
 
 OUT = HERE / "recall_ablation.md"
 K = 5
@@ -61,9 +64,9 @@ _IN_QUERY = timeexpr.in_query
 
 def configure(light: bool = False, context: bool = False, coverage: bool = False,
               window: bool = False, asks: bool = False, assoc: bool = False) -> None:  # fmt: skip
-    search._snowball = False if light else None
-    search._stem_cache.clear()
-    search._term_cache.clear()
+    analyze._snowball = False if light else None
+    analyze._stem_cache.clear()
+    analyze._term_cache.clear()
     signals.CONTEXT_NEXT = signals.CONTEXT_PREV = 0.3 if context else 0.0
     signals.ASK_NEXT = 0.7 if asks else signals.CONTEXT_NEXT
     signals.ASK_SELF = 0.8 if asks else 1.0
@@ -94,9 +97,9 @@ def load_locomo(folder: Path) -> tuple[list[dict[str, Any]], list[tuple[str, str
 def locomo_recall(
     turns: list[dict[str, Any]], questions: list[tuple[str, str, list[str]]]
 ) -> float:
-    from lore.bulk import import_records
-    from lore.recall import recall
-    from lore.store import Store
+    from lore.bulk.importer import import_records
+    from lore.recall.core import recall
+    from lore.store.core import Store
 
     found = total = 0
     for conv in sorted({t["conv"] for t in turns}):

@@ -42,18 +42,18 @@ Ranker = Callable[[str], list[str]]
 
 
 def load_store(root: Path) -> object:
-    from lore.store import Store
+    from lore.store.core import Store
 
     store = Store(root)
     try:
-        from lore.bulk import import_records
+        from lore.bulk.importer import import_records
     except ImportError:  # before `lore import` existed: build each line like a capture
         import_records = None
     if import_records is not None:
         result = import_records(store, str(CORPUS))
         assert result.imported == sum(1 for line in CORPUS.open() if line.strip()), result
         return store
-    from lore.capture import TEXT_FIELD, build
+    from lore.capture.build import TEXT_FIELD, build
 
     records = []
     for line in CORPUS.open(encoding="utf-8"):
@@ -77,7 +77,7 @@ def load_store(root: Path) -> object:
 
 
 def lore_ranker(store: object) -> Ranker:
-    from lore.recall import recall
+    from lore.recall.core import recall
 
     def ask(question: str) -> list[str]:
         hits = recall(store, question, limit=DEPTH, remember=False)  # type: ignore[arg-type]
@@ -87,8 +87,8 @@ def lore_ranker(store: object) -> Ranker:
 
 
 def keyword_ranker(store: object) -> Ranker:
-    from lore.index import SEARCH_KINDS
-    from lore.search import STOP_WORDS, words
+    from lore.index.analyze import STOP_WORDS, words
+    from lore.index.columns import SEARCH_KINDS
 
     docs = []
     for kind in SEARCH_KINDS:

@@ -2,8 +2,8 @@
 
 The public Python API is :mod:`lore.api` (``from lore import api``); a few entry
 points are re-exported here lazily so that ``import lore`` (and every CLI start-up)
-stays cheap. ``capture``, ``validate`` and ``resume`` are not re-exported: those
-names are submodules of this package and would be shadowed once imported.
+stays cheap. ``capture`` and ``recall`` are not re-exported: those names are packages
+of lore (``lore.capture``, ``lore.recall``) and would be shadowed once imported.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def __getattr__(name: str) -> Any:
 
         return LoreError
     if name == "Store":
-        from lore.store import Store
+        from lore.store.core import Store
 
         return Store
     if name in __all__:

@@ -34,7 +34,7 @@ Exit codes, `--json` shapes and environment variables are in
 
 
 def _context(command: object, name: str, parent: object | None) -> Any:
-    import click  # noqa: TID251  (a docs tool, not core code: it renders the CLI)
+    import click
 
     assert isinstance(command, click.Command)
     return click.Context(
@@ -47,7 +47,7 @@ def _context(command: object, name: str, parent: object | None) -> Any:
 
 def _section(command: Any, name: str, parent: Any, level: int) -> list[str]:
     """The help of ``command`` and, for a group, of each of its subcommands."""
-    import click  # noqa: TID251
+    import click
 
     ctx = _context(command, name, parent)
     path = ctx.command_path

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from lore.store import Store
+from lore.store.core import Store
 
 
 @pytest.fixture(autouse=True)
@@ -35,9 +35,9 @@ def isolation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(work)
-    capture = importlib.import_module("lore.capture")
-    capture._repo_at.cache_clear()
-    capture._head_at.cache_clear()
+    build = importlib.import_module("lore.capture.build")
+    build._repo_at.cache_clear()
+    build._head_at.cache_clear()
     return data
 
 

@@ -1,4 +1,4 @@
-"""Term associations (lore.associate): a rare query word also matches the words that keep
+"""Term associations (lore.recall.associate): a rare query word also matches the words that keep
 company with it in the store, so recall bridges words a question and a record do not share."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
-from lore import associate, search, signals
-from lore.capture import build
-from lore.index import open_index
-from lore.recall import recall
-from lore.store import Store
+from lore.capture.build import build
+from lore.index import analyze
+from lore.index.persist import open_index
+from lore.recall import associate, signals
+from lore.recall.core import recall
+from lore.store.core import Store
 
 NOW = "2025-06-01T12:00:00.000000Z"
 
@@ -44,13 +44,13 @@ def filled(store: Store, n: int = 20) -> dict[str, str]:
 def test_associates_are_the_words_a_rare_word_shares_records_with(store: Store) -> None:
     filled(store)
     idx = open_index(store)
-    email = search.stem("email")
+    email = analyze.stem("email")
     # dunning is in 2 records, both with email (in 3): 2 / sqrt(2 * 3); words met once are not
-    assert associate.associates(idx, store, search.stem("dunning")) == {
+    assert associate.associates(idx, store, analyze.stem("dunning")) == {
         email: pytest.approx(2 / math.sqrt(6))
     }
-    assert associate.associates(idx, store, search.stem("overdue")) == {}  # in one record
-    assert associate.associates(idx, store, search.stem("backlog")) == {}  # in too many
+    assert associate.associates(idx, store, analyze.stem("overdue")) == {}  # in one record
+    assert associate.associates(idx, store, analyze.stem("backlog")) == {}  # in too many
 
 
 def test_a_record_holding_only_an_associate_is_found_below_the_own_matches(

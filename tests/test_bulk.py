@@ -9,12 +9,12 @@ from typing import Any
 import orjson
 import pytest
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
-from lore import bulk
-from lore.bulk import ImportResult, export_records, import_records
+from lore.bulk import importer as bulk
+from lore.bulk.export import export_records
+from lore.bulk.importer import ImportResult, import_records
 from lore.errors import InvalidInputError, UsageError
 from lore.model import kind_class
-from lore.store import Store
+from lore.store.core import Store
 
 NOW = "2026-03-04T05:06:07.123456Z"
 SECRET = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -530,9 +530,9 @@ def test_export_refuses_kinds_import_cannot_read(store: Store) -> None:
 def test_the_write_phase_reports_progress_as_it_goes(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import lore.store
+    import lore.store.core
 
-    monkeypatch.setattr(lore.store, "PROGRESS_EVERY", 2)
+    monkeypatch.setattr(lore.store.core, "PROGRESS_EVERY", 2)
     lines = [orjson.dumps({"kind": "pattern", "name": f"Lesson {n}"}).decode() for n in range(5)]
     seen: list[tuple[str, int, int]] = []
     import_records(store, lines, progress=lambda *a: seen.append(a))

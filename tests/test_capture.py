@@ -7,20 +7,11 @@ from typing import Any
 
 import pytest
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
-from lore.capture import (
-    SIMILARITY_THRESHOLD,
-    build,
-    capture,
-    check,
-    detect_project,
-    find_duplicate,
-    normalize,
-    route,
-    split_list,
-)
+from lore.capture.build import build, detect_project, route, split_list
+from lore.capture.checks import SIMILARITY_THRESHOLD, check, find_duplicate, normalize
+from lore.capture.core import capture
 from lore.errors import DuplicateError, InvalidInputError, NotFoundError, UsageError
-from lore.store import Store
+from lore.store.core import Store
 
 NOW = "2026-03-04T05:06:07.123456Z"
 
@@ -467,7 +458,7 @@ def test_find_duplicate_pre_filter_changes_no_answer(
     gone = store.records("decision")[7]  # "a" * 27: retracted, so never a duplicate
     store.revise(gone.id, {"status": "retracted"})
     if warm:
-        from lore.index import open_index
+        from lore.index.persist import open_index
 
         open_index(store)
         real_matching = store.matching
@@ -507,7 +498,7 @@ def test_length_bound_is_never_beaten() -> None:
     """token_sort_ratio never reaches the threshold for lengths the bound rules out."""
     from rapidfuzz import fuzz
 
-    from lore.capture import _within_reach
+    from lore.capture.checks import _within_reach
 
     target = "a" * 50
     for n in range(1, 120):

@@ -14,8 +14,6 @@ import orjson
 import pytest
 from click.testing import Result
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
-
 Run = Callable[..., Result]
 CLIENT = Path(__file__).resolve().parent.parent / "scripts" / "lore-client.sh"
 LORE = Path(sys.executable).parent / "lore"

@@ -14,7 +14,7 @@ import pytest
 
 from lore.model import kind_class
 from lore.storage import jsonl, yamlio
-from lore.store import Store
+from lore.store.core import Store
 
 FORK = multiprocessing.get_context("fork")
 TS = "2024-01-01T00:00:00.000000Z"

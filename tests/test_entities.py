@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-# conftest's isolation fixture does `from lore import capture` and needs the module loaded.
-import lore.capture  # noqa: F401
 from lore.components.journal import (
     SPEC_QUALITY_WEIGHTS,
     Decision,

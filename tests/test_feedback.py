@@ -1,4 +1,4 @@
-"""lore.feedback: pending decisions, which patterns a decision is linked to, resolve, promote."""
+"""lore.sessions.review: pending decisions, linked patterns, resolve, promote."""
 
 from __future__ import annotations
 
@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from lore import capture as capture_mod
+from lore.capture import core as capture_mod
 from lore.components.graph import Edge
 from lore.components.journal import Decision
 from lore.components.patterns import AntiPattern, Pattern
 from lore.errors import InvalidInputError, UsageError
-from lore.feedback import linked_patterns, pending, promote_failures, resolve
-from lore.store import Store, read_document
+from lore.sessions.review import linked_patterns, pending, promote_failures, resolve
+from lore.store.core import Store
+from lore.store.documents import read_document
 
 NOW = "2026-03-10T12:00:00.000000Z"
 

@@ -1,4 +1,4 @@
-"""lore.gitinfo: reading .git without git, and the snapshot a handoff records."""
+"""lore.git.info: reading .git without git, and the snapshot a handoff records."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lore.gitinfo import find_repo, snapshot
+from lore.git.info import find_repo, snapshot
 
 DATE = "2026-01-02T03:04:05+00:00"
 GIT_ENV = {

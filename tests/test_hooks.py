@@ -1,4 +1,4 @@
-"""lore.hooks: editing Claude Code settings safely, and digesting a transcript without a model."""
+"""lore.sessions.hooks: Claude Code settings edited safely; transcripts digested without a model."""
 
 from __future__ import annotations
 
@@ -12,7 +12,14 @@ import pytest
 
 from lore.components.transfer import Session
 from lore.errors import InvalidInputError
-from lore.hooks import Digest, agent_handed_off, digest_transcript, hook_command, install, uninstall
+from lore.sessions.hooks import (
+    Digest,
+    agent_handed_off,
+    digest_transcript,
+    hook_command,
+    install,
+    uninstall,
+)
 
 LORE = "/opt/lore env/bin/lore"  # a space: the command must quote it
 NOW = "2026-03-04T05:06:07.000000Z"

@@ -11,16 +11,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
-from lore import index as lore_index
-from lore.capture import build
-from lore.index import Index, index_path, load, open_index, rebuild
+from lore.capture.build import build
+from lore.index import history as history_mod
+from lore.index import persist as persist_mod
 from lore.index import refresh as index_refresh
-from lore.recall import recall
+from lore.index import refresh as refresh_mod
+from lore.index.persist import Index, index_path, load, open_index, rebuild
+from lore.recall.core import recall
 from lore.storage import yamlio
 from lore.storage.fastyaml import Unsure as _Unsure
 from lore.storage.fastyaml import flat_yaml as _flat_yaml
-from lore.store import Store
+from lore.store.core import Store
 
 
 def add(store: Store, kind: str, text: str, **fields: Any) -> str:
@@ -191,13 +192,13 @@ def test_a_settled_directory_skips_its_listing_but_sees_every_change(
     assert found(store, "feature flags") == [first]
     assert load(store.root).sources["pattern"]["dir"] is not None  # trusted from now on
     listings: list[Path] = []
-    real = lore_index._Listing.names
+    real = refresh_mod._Listing.names
 
     def names(self: Any) -> list[str]:
         listings.append(self.path)
         return real(self)
 
-    monkeypatch.setattr(lore_index._Listing, "names", names)
+    monkeypatch.setattr(refresh_mod._Listing, "names", names)
     assert found(store, "feature flags") == [first]
     assert folder not in listings  # unchanged: one stat per file, no listing
     file = folder / f"{first}.yaml"
@@ -252,7 +253,7 @@ def test_deleting_the_index_folder_is_harmless(store: Store) -> None:
         b"",
         b"not an index at all",
         b"LOREIDX\x00" + b"999 3.11 little\n" + b"junk",  # another schema version
-        lore_index._header() + b"\x00\x01\x02 truncated marshal",
+        persist_mod._header() + b"\x00\x01\x02 truncated marshal",
     ],
 )
 def test_a_corrupt_or_old_index_is_rebuilt(store: Store, garbage: bytes) -> None:
@@ -305,14 +306,14 @@ def test_compaction_drops_dead_slots(store: Store, monkeypatch: pytest.MonkeyPat
 
 
 def test_status_reports_freshness(store: Store) -> None:
-    assert lore_index.status(store)["exists"] is False
+    assert persist_mod.status(store)["exists"] is False
     add_goal(store, "Ship v2")
     open_index(store)
-    doc = lore_index.status(store)
+    doc = persist_mod.status(store)
     assert (doc["exists"], doc["readable"], doc["fresh"], doc["records"]) == (True, True, True, 1)
     assert doc["kinds"] == {"goal": 1}
     add_goal(store, "Ship v3")
-    assert lore_index.status(store)["fresh"] is False
+    assert persist_mod.status(store)["fresh"] is False
 
 
 # --- recall history --------------------------------------------------------------------------
@@ -323,9 +324,9 @@ def test_recall_history_counts_returned_ids(store: Store) -> None:
     b = add(store, "observation", "history two")
     recall(store, "history", limit=1)
     recall(store, "history", limit=2)
-    counts = lore_index.recall_counts(store.root)
+    counts = history_mod.recall_counts(store.root)
     assert sorted(counts.values()) == [1, 2] and set(counts) == {a, b}
-    assert lore_index.counts_path(store.root).parent == store.root.local
+    assert history_mod.counts_path(store.root).parent == store.root.local
 
 
 def test_a_failing_history_write_never_fails_a_recall(
@@ -340,7 +341,7 @@ def test_a_failing_history_write_never_fails_a_recall(
 
     monkeypatch.setattr(tempfile, "mkstemp", refuse)
     assert [h.record.id for h in recall(store, "unwritable")] == [target]
-    assert lore_index.recall_counts(store.root) == {}
+    assert history_mod.recall_counts(store.root) == {}
 
 
 # --- the fast YAML reader --------------------------------------------------------------------
@@ -408,7 +409,7 @@ def test_fast_yaml_declines_or_agrees_on_hand_written_yaml(text: str) -> None:
 def test_fast_yaml_reads_lore_documents(store: Store) -> None:
     pat = add(store, "pattern", "A long pattern " + "word " * 40, solution="it's: tricky #1")
     file = store.location("pattern") / f"{pat}.yaml"
-    from lore.store import read_document
+    from lore.store.documents import read_document
 
     try:
         fast = _flat_yaml(file.read_text())
@@ -518,14 +519,14 @@ def test_finding_a_few_ids_agrees_with_the_full_map(store: Store) -> None:
 def test_an_index_built_with_the_other_stemmer_is_rebuilt(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from lore import search
+    from lore.index import analyze
 
     first = add(store, "decision", "Retry the flaky uploads")
     assert [h.record.id for h in recall(store, "retries", remember=False)] == [first]
     assert load(store.root) is not None
-    monkeypatch.setattr(search, "_snowball", False)  # PyStemmer gone: the light stemmer
-    monkeypatch.setattr(search, "_stem_cache", {})
-    monkeypatch.setattr(search, "_term_cache", {})
+    monkeypatch.setattr(analyze, "_snowball", False)  # PyStemmer gone: the light stemmer
+    monkeypatch.setattr(analyze, "_stem_cache", {})
+    monkeypatch.setattr(analyze, "_term_cache", {})
     assert load(store.root) is None  # its header names the other stemmer
     assert [h.record.id for h in recall(store, "retries", remember=False)] == [first]
     assert b" light\n" in index_path(store.root).read_bytes()[:64]

@@ -18,9 +18,6 @@ from pathlib import Path
 
 import pytest
 
-# conftest's isolation fixture does `from lore import capture` and expects the module;
-# without this import that name resolves to the API function lore.capture instead.
-import lore.capture  # noqa: F401
 from lore.paths import COMPONENTS
 
 ROOT = Path(__file__).resolve().parents[1]

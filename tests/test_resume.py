@@ -1,16 +1,18 @@
-"""lore.resume: what the bundle holds, in which order, and how a budget cuts the text."""
+"""lore.sessions.resume: what the bundle holds, in which order, and how a budget cuts the text."""
 
 from __future__ import annotations
 
 import pytest
 
-from lore import capture as capture_mod
+from lore.capture import core as capture_mod
+from lore.capture.failure_rules import recurring_failures
 from lore.components.intent import Goal
 from lore.components.journal import Decision
 from lore.components.patterns import AntiPattern, Pattern
 from lore.components.transfer import Session
-from lore.resume import ResumeBundle, estimate_tokens, recurring_failures, render, resume
-from lore.store import Store
+from lore.sessions.resume import ResumeBundle, resume
+from lore.sessions.resume_text import estimate_tokens, render
+from lore.store.core import Store
 
 NOW = "2026-03-10T12:00:00.000000Z"
 
@@ -392,7 +394,7 @@ def test_resume_sees_revisions_and_hand_edits_at_once(
 
 
 def test_a_deleted_index_is_rebuilt_and_gives_the_same_bundle(store: Store) -> None:
-    from lore.index import index_path
+    from lore.index.persist import index_path
 
     store.add([decision(n) for n in range(3)])
     store.add([AntiPattern(id="anti-000000000001", timestamp=ts(1), name="x", severity="high")])

@@ -1,4 +1,4 @@
-"""Ranking: the pure parts of lore.search, and exact orderings on small hand-made stores."""
+"""Ranking: the pure parts of lore.recall.ranking, and exact orderings on small hand-made stores."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
-from lore import search
-from lore.capture import build
+from lore.capture.build import build
 from lore.errors import UsageError
-from lore.recall import recall
-from lore.store import Store
+from lore.index import analyze, weight
+from lore.recall import ranking
+from lore.recall.core import recall
+from lore.store.core import Store
 
 NOW = "2025-06-01T12:00:00.000000Z"
 
@@ -52,14 +52,14 @@ def ids(store: Store, query: str, **options: Any) -> list[str]:
     ],
 )
 def test_word_forms_share_a_stem(forms: tuple[str, ...], stem: str) -> None:
-    assert len({search.stem(f) for f in forms}) == 1  # Snowball's stem, or the fallback's
-    assert {search.light_stem(f) for f in forms} == {stem}
+    assert len({analyze.stem(f) for f in forms}) == 1  # Snowball's stem, or the fallback's
+    assert {analyze.light_stem(f) for f in forms} == {stem}
 
 
 def test_snowball_is_used_when_pystemmer_is_installed() -> None:
     pytest.importorskip("Stemmer")
-    assert search.stemmer() == "snowball"
-    assert [search.stem(w) for w in ("retries", "policies", "generously", "JWTs".lower())] == [
+    assert analyze.stemmer() == "snowball"
+    assert [analyze.stem(w) for w in ("retries", "policies", "generously", "JWTs".lower())] == [
         "retri",
         "polici",
         "generous",
@@ -68,10 +68,10 @@ def test_snowball_is_used_when_pystemmer_is_installed() -> None:
 
 
 def test_without_pystemmer_the_light_stemmer_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(search, "_snowball", False)
-    monkeypatch.setattr(search, "_stem_cache", {})
-    assert search.stemmer() == "light"
-    assert [search.stem(w) for w in ("retries", "caching", "analysis")] == [
+    monkeypatch.setattr(analyze, "_snowball", False)
+    monkeypatch.setattr(analyze, "_stem_cache", {})
+    assert analyze.stemmer() == "light"
+    assert [analyze.stem(w) for w in ("retries", "caching", "analysis")] == [
         "retry",
         "cach",
         "analysis",
@@ -80,12 +80,12 @@ def test_without_pystemmer_the_light_stemmer_is_used(monkeypatch: pytest.MonkeyP
 
 @pytest.mark.parametrize("word", ["class", "status", "analysis", "bus", "string", "need", "api"])
 def test_stemmer_leaves_these_alone(word: str) -> None:
-    assert search.light_stem(word) == word
-    assert search.stem(word) in (word, word[:-1])  # Snowball: analysis -> analysi
+    assert analyze.light_stem(word) == word
+    assert analyze.stem(word) in (word, word[:-1])  # Snowball: analysis -> analysi
 
 
 def test_words_lowercase_and_split_camel_case() -> None:
-    assert search.words("NonZeroExit in PostgreSQL, JWT") == [
+    assert analyze.words("NonZeroExit in PostgreSQL, JWT") == [
         "nonzeroexit",
         "non",
         "zero",
@@ -99,66 +99,69 @@ def test_words_lowercase_and_split_camel_case() -> None:
 
 
 def test_query_terms_drop_stop_words_and_repeats() -> None:
-    assert search.query_terms("Why did we pick the cache, and why caching for sessions?") == [
+    assert analyze.query_terms("Why did we pick the cache, and why caching for sessions?") == [
         "cach",
         "session",
     ]
-    assert search.query_terms("what is it") == []
+    assert analyze.query_terms("what is it") == []
 
 
 # --- score components ----------------------------------------------------------------------
 
 
 def test_recency_halves_every_half_life() -> None:
-    assert search.recency(0) == 1.0
-    assert search.recency(search.HALF_LIFE_DAYS) == pytest.approx(0.5)
-    assert search.recency(2 * search.HALF_LIFE_DAYS) == pytest.approx(0.25)
-    assert search.recency(-5) == 1.0  # a clock skewed into the future is "now"
+    assert ranking.recency(0) == 1.0
+    assert ranking.recency(ranking.HALF_LIFE_DAYS) == pytest.approx(0.5)
+    assert ranking.recency(2 * ranking.HALF_LIFE_DAYS) == pytest.approx(0.25)
+    assert ranking.recency(-5) == 1.0  # a clock skewed into the future is "now"
 
 
 def test_recalled_is_log_scaled_and_saturates() -> None:
-    assert search.recalled(0) == 0.0
-    assert 0 < search.recalled(1) < search.recalled(10) < search.recalled(100) == 1.0
-    assert search.recalled(10_000) == 1.0
+    assert ranking.recalled(0) == 0.0
+    assert 0 < ranking.recalled(1) < ranking.recalled(10) < ranking.recalled(100) == 1.0
+    assert ranking.recalled(10_000) == 1.0
 
 
 def test_importance_orders_outcomes_and_rewards_lessons() -> None:
     outcomes = ["successful", "pending", "revised", "abandoned"]
-    values = [search.importance("decision", {"outcome": o}) for o in outcomes]
+    values = [weight.importance("decision", {"outcome": o}) for o in outcomes]
     assert values == sorted(values, reverse=True) and len(set(values)) == 4
-    with_lesson = search.importance("decision", {"outcome": "pending", "lesson_learned": "x"})
-    assert with_lesson == pytest.approx(values[1] + search.LESSON_BONUS)
+    with_lesson = weight.importance("decision", {"outcome": "pending", "lesson_learned": "x"})
+    assert with_lesson == pytest.approx(values[1] + weight.LESSON_BONUS)
 
 
 def test_importance_of_patterns_anti_patterns_and_failures() -> None:
-    low = search.importance("pattern", {"confidence": 0.2, "validations": 0})
-    high = search.importance("pattern", {"confidence": 0.9, "validations": 0})
-    validated = search.importance("pattern", {"confidence": 0.9, "validations": 5})
+    low = weight.importance("pattern", {"confidence": 0.2, "validations": 0})
+    high = weight.importance("pattern", {"confidence": 0.9, "validations": 0})
+    validated = weight.importance("pattern", {"confidence": 0.9, "validations": 5})
     assert low < high < validated <= 1.0
     severities = [
-        search.importance("anti-pattern", {"severity": s})
+        weight.importance("anti-pattern", {"severity": s})
         for s in ("low", "medium", "high", "critical")
     ]
     assert severities == sorted(severities) and severities[-1] == 1.0
-    recurrences = [search.failure_importance(n) for n in (1, 2, 3, 10, 50)]
-    assert recurrences[0] == search.FAILURE_BASE
+    recurrences = [weight.failure_importance(n) for n in (1, 2, 3, 10, 50)]
+    assert recurrences[0] == weight.FAILURE_BASE
     assert recurrences == sorted(recurrences) and recurrences[-1] == 1.0
 
 
 def test_blend_is_the_documented_sum() -> None:
-    parts = search.blend(0.5, 0.0, 0.4, True, 0)
+    parts = ranking.blend(0.5, 0.0, 0.4, True, 0)
     assert parts["score"] == pytest.approx(
-        search.W_TEXT * 0.5 + search.W_RECENCY * 1.0 + search.W_IMPORTANCE * 0.4 + search.W_PROJECT
+        ranking.W_TEXT * 0.5
+        + ranking.W_RECENCY * 1.0
+        + ranking.W_IMPORTANCE * 0.4
+        + ranking.W_PROJECT
     )
 
 
 def test_snippet_marks_query_terms() -> None:
-    count, text = search.marked("We cache the responses; caching helps.", {"cach"})
+    count, text = ranking.marked("We cache the responses; caching helps.", {"cach"})
     assert (count, text) == (1, "We »cache« the responses; »caching« helps.")
     long = "word " * 60 + "the cache is here " + "tail " * 60
-    _, cut = search.marked(long, {"cach"})
+    _, cut = ranking.marked(long, {"cach"})
     assert cut.startswith("…") and cut.endswith("…") and "»cache«" in cut
-    assert len(cut) <= search.SNIPPET_CHARS + 4  # the cut, two ellipses and two marks
+    assert len(cut) <= ranking.SNIPPET_CHARS + 4  # the cut, two ellipses and two marks
     assert cut.endswith(" tail…")
 
 
@@ -293,7 +296,7 @@ def test_recall_history_raises_a_tie_a_little(store: Store) -> None:
     second = add(store, "observation", "same words here")
     baseline = ids(store, "same words")
     loser = baseline[1]
-    from lore.index import note_recalled
+    from lore.index.history import note_recalled
 
     note_recalled(store.root, [loser])
     assert ids(store, "same words") == [loser, baseline[0]]

@@ -17,7 +17,8 @@ from lore.model import Dir, Log, Record, kind_class, kinds
 from lore.storage import yamlio
 from lore.storage.jsonl import ReadIssue
 from lore.storage.lock import locked
-from lore.store import Store, fold
+from lore.store.core import Store
+from lore.store.fold import fold
 
 NOW = "2024-06-01T12:00:00.000000Z"
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from lore.store import Store
+from lore.store.core import Store
 
 Run = Callable[..., Result]
 NOW = "2026-02-10T12:00:00Z"
@@ -248,7 +248,7 @@ def test_random_counts_add_up_over_three_years(
     import random
     from datetime import datetime, timedelta, timezone
 
-    from lore.timeline import timeline
+    from lore.timeline.core import timeline
 
     monkeypatch.setenv("LORE_NOW", "2026-05-20T12:00:00Z")
     rng = random.Random(12)

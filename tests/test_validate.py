@@ -11,14 +11,12 @@ import orjson
 import pytest
 from click.testing import Result
 
-# conftest's isolation fixture does `from lore import capture` and expects the module;
-# without this import that name resolves to the API function lore.capture instead.
-import lore.capture  # noqa: F401
 from lore.cli import LAZY_COMMANDS
 from lore.errors import EXIT_INVALID
 from lore.model import kind_class, kinds
-from lore.store import Store
-from lore.validate import CODES, Report, validate
+from lore.store.core import Store
+from lore.upkeep.report import CODES, Report
+from lore.upkeep.validate import validate
 
 T0 = "2024-01-01T00:00:00.000000Z"
 T1 = "2024-02-01T00:00:00.000000Z"

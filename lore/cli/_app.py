@@ -8,7 +8,7 @@ from functools import cached_property
 from pathlib import Path
 
 from lore.paths import DataRoot, resolve_root
-from lore.store import Store
+from lore.store.core import Store
 
 
 class App:

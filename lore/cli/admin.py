@@ -22,7 +22,7 @@ def init_cmd(app: App, use_git: bool, as_json: bool) -> None:
     JSONL files by union and a .gitignore for lore's derived and machine-local
     files (existing files get only the lines they lack).
     """
-    from lore.api import init
+    from lore.usecases.admin import init
 
     result = init(app.store, git=use_git)
     if as_json:
@@ -45,7 +45,7 @@ def paths_cmd(app: App, as_json: bool) -> None:
     components/ (when lore runs from a checkout), $XDG_DATA_HOME/lore
     (default ~/.local/share/lore).
     """
-    from lore.api import paths
+    from lore.usecases.admin import paths
 
     result = paths(app.store)
     if as_json:

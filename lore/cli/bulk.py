@@ -152,7 +152,7 @@ def import_cmd(
       lore export -o backup.jsonl && lore --data-dir /new/root import backup.jsonl
       echo '{"kind": "decision", "decision": "Use uv", "rationale": "fast"}' | lore import -
     """
-    from lore.bulk import import_records
+    from lore.bulk.importer import import_records
 
     if file == "-":
         # sys.stdin looked up now (click's test runner swaps it); click 8.5 deprecates
@@ -271,7 +271,7 @@ def export_cmd(
       lore export > everything.jsonl
       lore export --kind decision --active -o decisions.jsonl
     """
-    from lore.bulk import dumps_line, export_kinds, export_records
+    from lore.bulk.export import dumps_line, export_kinds, export_records
 
     to_stdout = output == "-"
     if as_json and to_stdout:

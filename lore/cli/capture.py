@@ -137,7 +137,7 @@ def field_options(
 
 
 def _own_fields(kind: str) -> set[str]:
-    from lore.capture import takes
+    from lore.capture.build import takes
 
     return {name for name in FIELD_NAMES if takes(kind, name)}
 
@@ -149,7 +149,7 @@ class GroupedCommand(click.Command):
     kind: str | None = None
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        from lore.capture import CAPTURE_KINDS, takes
+        from lore.capture.build import CAPTURE_KINDS, takes
 
         params = {p.name: p for p in self.get_params(ctx) if isinstance(p, click.Option)}
         fields = [name for name in FIELD_NAMES if name in params]

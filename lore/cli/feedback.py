@@ -114,7 +114,7 @@ def promote_failure_cmd(
     (counts, symptoms, severity, and --fix if given) instead of adding another.
     `lore resume` shows pitfalls.
     """
-    from lore.feedback import promote_failures
+    from lore.sessions.review import promote_failures
 
     promotions = promote_failures(app.store, error_type, fix=fix, threshold=threshold)
     if as_json:

@@ -47,7 +47,7 @@ def hooks_install_cmd(claude: bool, settings: str | None, as_json: bool) -> None
     open items over. Idempotent; the file is backed up before any change; other
     hooks and settings are left as they are.
     """
-    from lore.hooks import install
+    from lore.sessions.hooks import install
 
     result = install(_settings_path(settings), this_lore())
     if as_json:
@@ -67,7 +67,7 @@ def hooks_install_cmd(claude: bool, settings: str | None, as_json: bool) -> None
 @json_option
 def hooks_uninstall_cmd(claude: bool, settings: str | None, as_json: bool) -> None:
     """Remove exactly the hooks `lore hooks install` added."""
-    from lore.hooks import uninstall
+    from lore.sessions.hooks import uninstall
 
     result = uninstall(_settings_path(settings))
     if as_json:
@@ -201,10 +201,11 @@ def _run(
     cwd = payload.get("cwd")
     if isinstance(cwd, str) and os.path.isdir(cwd):
         os.chdir(cwd)
-    from lore.capture import detect_project
+    from lore.capture.build import detect_project
 
     if event == "session-start":  # needs nothing from the payload: a bad one still resumes
-        from lore.resume import render, resume
+        from lore.sessions.resume import resume
+        from lore.sessions.resume_text import render
 
         project = detect_project(None)
         try:
@@ -216,7 +217,7 @@ def _run(
     if problem is not None:  # fail open: write nothing, exit 0
         _debug(event, f"nothing written: {problem}")
         return None
-    from lore.hooks import auto_handoff
+    from lore.sessions.hooks import auto_handoff
 
     session_id = _session_id(payload)
     if session_id and not os.environ.get("LORE_SESSION_ID"):

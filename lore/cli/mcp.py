@@ -21,11 +21,9 @@ pass_app = click.make_pass_decorator(App)
 
 
 def _sdk_missing() -> UsageError | None:
-    from lore.mcp import SDK_REQUIREMENT
+    from lore.mcp import SDK_REQUIREMENT, sdk_installed
 
-    try:
-        import mcp.server.mcpserver  # noqa: F401
-    except ImportError:
+    if not sdk_installed():
         return UsageError(
             "lore mcp needs the MCP SDK (the [mcp] extra), which is not installed; "
             f"install it with:\n  {sys.executable} -m pip install '{SDK_REQUIREMENT}'"
@@ -68,7 +66,7 @@ def _agent(claude: bool, codex: bool, cursor: bool) -> str:
 
 
 def _project_dir() -> Path:
-    from lore.capture import _repo
+    from lore.capture.build import _repo
 
     repo = _repo()
     return Path(repo.top) if repo is not None else Path.cwd()

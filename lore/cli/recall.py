@@ -201,7 +201,7 @@ def _show(app: App, text: str, as_json: bool, **options: Any) -> None:
 
 def _recall(text: str, found: list[Any], explain: bool) -> None:
     if not found:
-        from lore.search import query_terms
+        from lore.index.analyze import query_terms
         from lore.timeexpr import in_query
 
         window, words = in_query(text)
@@ -407,7 +407,7 @@ def index_rebuild_cmd(app: App, as_json: bool) -> None:
     """Rebuild the search index from the data files alone."""
     import time
 
-    from lore.index import index_path, rebuild
+    from lore.index.persist import index_path, rebuild
 
     started = time.perf_counter()
     idx = rebuild(app.store)
@@ -433,7 +433,7 @@ def index_rebuild_cmd(app: App, as_json: bool) -> None:
 @pass_app
 def index_status_cmd(app: App, as_json: bool) -> None:
     """Say where the index is, what it holds and whether it is up to date."""
-    from lore.index import status
+    from lore.index.persist import status
 
     doc = status(app.store)
     if as_json:

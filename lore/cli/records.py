@@ -128,8 +128,8 @@ def list_cmd(
     With --json, prints an array
     of records exactly as stored.
     """
-    from lore.api import list_records
     from lore.model import kind_class
+    from lore.usecases.records import list_records
 
     records = list_records(
         app.store, kind, hidden=show_all, tags=list(tags), project=project, limit=limit

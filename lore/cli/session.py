@@ -13,7 +13,7 @@ pass_app = click.make_pass_decorator(App)
 
 
 def _project(explicit: str | None) -> str | None:
-    from lore.capture import detect_project
+    from lore.capture.build import detect_project
 
     return detect_project(explicit)
 
@@ -186,7 +186,7 @@ def sessions_list_cmd(
     app: App, show_all: bool = False, project: str | None = None, as_json: bool = False
 ) -> None:
     """List sessions, newest first."""
-    from lore.api import list_records
+    from lore.usecases.records import list_records
 
     as_json = _json_wanted(as_json)
     sessions = list_records(app.store, "session", hidden=show_all, project=project)

@@ -39,7 +39,7 @@ def sync_cmd(app: App, mode: str | None, no_push: bool, message: str | None, as_
     --json: {"ok", "root", "mode", "upstream", "committed": {"commit", "records",
     "revisions", "kinds"}, "received": {...}, "sent": {...}, "pulled", "pushed"}.
     """
-    from lore.sync import describe, sync
+    from lore.git.sync import describe, sync
 
     result = sync(app.store.path, mode=mode, push=not no_push, message=message)
     if as_json:

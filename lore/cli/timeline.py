@@ -45,7 +45,7 @@ def timeline_cmd(
       lore timeline last week --project api
     """
     from lore.clock import parse_timestamp
-    from lore.timeline import timeline
+    from lore.timeline.core import timeline
 
     doc = timeline(app.store, " ".join(period) or None, project=project, kinds=kinds)
     if as_json:

@@ -30,7 +30,7 @@ def validate_cmd(app: App, as_json: bool) -> None:
     --json: {"ok", "root", "errors", "warnings", "issues": [{"severity", "code",
     "file", "line", "id", "field", "message"}], "counts": {kind: records}}.
     """
-    from lore.validate import validate
+    from lore.upkeep.validate import validate
 
     report = validate(app.store)
     if as_json:

@@ -10,18 +10,19 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from lore import clock, search
+from lore import clock
 from lore.errors import DuplicateError, InvalidInputError, NotFoundError, UsageError
 from lore.graph import rules
+from lore.index import analyze
 from lore.model import Record
-from lore.store import Store
+from lore.store.core import Store
 
 PROPOSE_POOL = 2000  # newest decisions and patterns considered by `concepts propose`
 SIMILARITY = 70  # rapidfuzz token_set_ratio at or above which two records cluster
 
 
 def _check(record: Record, allow_secret: bool) -> None:
-    from lore.capture import check
+    from lore.capture.checks import check
 
     check(record, allow_secret=allow_secret)
 
@@ -181,7 +182,7 @@ def propose(store: Store, *, min_size: int = 2, limit: int = 20) -> dict[str, An
         pool.extend(store.records(kind))
     pool.sort(key=lambda r: (r.timestamp, r.id), reverse=True)
     pool = sorted(pool[:PROPOSE_POOL], key=lambda r: r.id)
-    texts = [search.normalize(r.title) for r in pool]
+    texts = [analyze.normalize(r.title) for r in pool]
     parent = list(range(len(pool)))
 
     def root(i: int) -> int:
@@ -222,7 +223,7 @@ def propose(store: Store, *, min_size: int = 2, limit: int = 20) -> dict[str, An
         records = [pool[i] for i in members]
         entities = Counter(e for r in records for e in _entities(r))
         shared = [e for e, c in sorted(entities.items(), key=lambda x: (-x[1], x[0])) if c > 1]
-        words = Counter(t for r in records for t in set(search.terms(r.title)) if len(t) > 3)
+        words = Counter(t for r in records for t in set(analyze.terms(r.title)) if len(t) > 3)
         common = [w for w, c in sorted(words.items(), key=lambda x: (-x[1], x[0])) if c > 1]
         name = shared[0] if shared else (" ".join(common[:2]) if common else records[0].title)
         if name.lower() in named:

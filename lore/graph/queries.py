@@ -12,7 +12,7 @@ from typing import Any
 from lore.errors import NotFoundError, UsageError
 from lore.graph import rules
 from lore.graph.snapshot import Snapshot
-from lore.store import Store
+from lore.store.core import Store
 
 RECORD_TYPES = frozenset(
     {"decision", "pattern", "anti-pattern", "concept", "failure", "observation", "evidence"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from lore.graph.snapshot import Snapshot, open_graph
-from lore.store import Store
+from lore.store.core import Store
 
 SEED_POOL = 20  # text hits that seed --deep
 DEEP_HOPS = 2  # --deep walks the graph this far around the seeds
@@ -40,7 +40,7 @@ def _walk(snapshot: Snapshot, seeds: list[str], hops: int) -> dict[str, tuple[in
 def _record_hit(
     snapshot: Snapshot, store: Store, key: str, score: float, parts: dict[str, float]
 ) -> Any:
-    from lore.recall import Hit
+    from lore.recall.core import Hit
 
     record = snapshot.fetch(store, key)
     return None if record is None else Hit(record, score, parts)
@@ -94,7 +94,7 @@ def _deep(
 ) -> tuple[list[Any], dict[str, list[str]]]:
     """The ``limit`` best records by personalized PageRank seeded from the text hits."""
     from lore.graph.queries import pagerank
-    from lore.recall import recall
+    from lore.recall.core import recall
 
     seeds = recall(
         store, query, limit=SEED_POOL, show_hidden=show_hidden, remember=False, **filters
@@ -131,7 +131,7 @@ def _deep(
 
 
 def _kinds(names: Any) -> set[str]:
-    from lore.recall import searchable_kinds
+    from lore.recall.core import searchable_kinds
 
     return set(searchable_kinds(list(names)))
 
@@ -149,8 +149,8 @@ def graph_recall(
 ) -> tuple[list[Any], dict[str, list[str]]]:
     """``lore recall --deep`` / ``--graph-depth N``: the hits, and how the graph found them.
     ``one_shot``: the process ends after this (see ``lore.graph.snapshot.load``)."""
-    from lore.index import note_recalled
-    from lore.recall import recall
+    from lore.index.history import note_recalled
+    from lore.recall.core import recall
 
     if deep:
         found, via = _deep(

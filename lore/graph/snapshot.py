@@ -19,7 +19,7 @@ from typing import Any
 
 from lore.graph import rules
 from lore.paths import DataRoot
-from lore.store import Store
+from lore.store.core import Store
 
 SNAPSHOT_SCHEMA = 4  # bump when the projection rules change: older snapshots are rebuilt
 MAGIC = b"LOREGRAPH\x00"
@@ -234,7 +234,7 @@ class Snapshot:
 
     def refresh(self, store: Store, progress: Progress | None = None) -> bool:
         """Bring the snapshot up to date with the files; True if anything changed."""
-        from lore.index import open_index
+        from lore.index.persist import open_index
 
         self.changed = False
         self.full = False
@@ -314,7 +314,7 @@ class Snapshot:
 
 
 def index_kinds() -> tuple[str, ...]:
-    from lore.index import SEARCH_KINDS
+    from lore.index.columns import SEARCH_KINDS
 
     return SEARCH_KINDS
 

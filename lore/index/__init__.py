@@ -6,52 +6,10 @@ to the next query; deleting it, or a corrupt or old-format file, just means a re
 
 The package, each layer a subclass of the one before: ``columns`` (the per-record columns,
 read), ``write`` (adding and killing records), ``refresh`` (following the files),
-``persist`` (the ``Index`` class and its file); ``history`` holds the recall counts.
+``persist`` (the ``Index`` class and its file, ``open_index``); ``history`` holds the recall
+counts; ``analyze`` (words, stems, terms) and ``weight`` (a record's importance) are what
+the index is built from; ``view`` is the index seen from one project. It never imports a
+capability (capture, recall, ...): they import it.
 """
 
 from __future__ import annotations
-
-from lore.index.columns import DEDUPE_KINDS, SEARCH_KINDS
-from lore.index.history import COUNTS_FILE, counts_path, note_recalled, recall_counts
-from lore.index.persist import (
-    INDEX_SCHEMA,
-    MAGIC,
-    Index,
-    _header,
-    current,
-    index_path,
-    load,
-    open_index,
-    rebuild,
-    save,
-    save_kept,
-    status,
-)
-from lore.index.refresh import SETTLE_NS, _Listing, _settled
-
-# The tuning knobs (COMPACT_MIN_DEAD, TAIL_BYTES, ...) are not re-exported: patching a copy
-# here would change nothing, so a test patches them in the module that reads them.
-
-__all__ = [
-    "COUNTS_FILE",
-    "DEDUPE_KINDS",
-    "INDEX_SCHEMA",
-    "MAGIC",
-    "SEARCH_KINDS",
-    "SETTLE_NS",
-    "Index",
-    "_Listing",
-    "_header",
-    "_settled",
-    "counts_path",
-    "current",
-    "index_path",
-    "load",
-    "note_recalled",
-    "open_index",
-    "rebuild",
-    "recall_counts",
-    "save",
-    "save_kept",
-    "status",
-]

@@ -16,7 +16,9 @@ import orjson
 from lore import clock
 from lore.errors import LoreError
 from lore.model import Dir, Log, Record, kind_class
-from lore.store import Store, fold, read_fast
+from lore.store.core import Store
+from lore.store.documents import read_fast
+from lore.store.fold import fold
 
 SEARCH_KINDS = (
     "decision",

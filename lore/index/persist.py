@@ -12,7 +12,7 @@ from typing import Any
 from lore.index.columns import _ARRAYS, SEARCH_KINDS
 from lore.index.refresh import Refreshable
 from lore.paths import DataRoot
-from lore.store import Store
+from lore.store.core import Store
 
 INDEX_SCHEMA = 12
 MAGIC = b"LOREIDX\x00"
@@ -35,7 +35,7 @@ def index_path(root: DataRoot) -> Path:
 def _header() -> bytes:
     # marshal's format belongs to one Python version: a different one means a rebuild.
     # The terms depend on the stemmer: an index written with the other one is rebuilt.
-    from lore.search import stemmer
+    from lore.index.analyze import stemmer
 
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     return MAGIC + f"{INDEX_SCHEMA} {version} {sys.byteorder} {stemmer()}\n".encode()

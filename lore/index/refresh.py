@@ -19,7 +19,9 @@ from lore.errors import LoreError
 from lore.index.columns import SEARCH_KINDS, _unpack
 from lore.index.write import Writable
 from lore.model import Dir, Record, kind_class
-from lore.store import REVISE, Store, fold, read_fast
+from lore.store.core import Store
+from lore.store.documents import read_fast
+from lore.store.fold import REVISE, fold
 
 TAIL_BYTES = 4096  # an appended log is trusted when the bytes before the old end are unchanged
 COMPACT_MIN_DEAD = 1000

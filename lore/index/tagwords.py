@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from lore import search
+from lore.index import analyze
 
 # A tag on every record of a project counts as that project's blanket tag only when the
 # project has at least this many records (with fewer, every tag of a lone record would be).
@@ -23,7 +23,7 @@ def muted(idx: Any, wanted: set[str]) -> dict[str, dict[int, int]]:
     for tag in idx.tags:
         if not isinstance(tag, str):
             continue
-        found = Counter(t for t in search.terms(tag) if t in wanted)
+        found = Counter(t for t in analyze.terms(tag) if t in wanted)
         if found:
             candidates[tag] = dict(found)
     if not candidates:

@@ -9,7 +9,8 @@ from array import array
 from collections import defaultdict
 from typing import Any
 
-from lore import clock, search
+from lore import clock
+from lore.index import analyze, weight
 from lore.index.columns import _ARRAYS, DEDUPE_KINDS, SEARCH_KINDS, Columns, _unpack
 from lore.model import Record
 
@@ -29,15 +30,15 @@ class Writable(Columns):
         asks = 0
         for name in (kind.title, *(f for f in kind.search if f != kind.title)):
             value = getattr(record, name, None)
-            weight = search.TITLE_WEIGHT if name == kind.title else 1
+            times = analyze.TITLE_WEIGHT if name == kind.title else 1
             texts = [value] if isinstance(value, str) else value if isinstance(value, list) else ()
             for text in texts:
                 if isinstance(text, str):
                     if "?" in text:
                         asks = 1
-                    for term in search.terms(text):
-                        counts[term] += weight
-                        length += weight
+                    for term in analyze.terms(text):
+                        counts[term] += times
+                        length += times
         fresh = self.fresh
         for term, count in counts.items():
             column = fresh.get(term)
@@ -56,7 +57,7 @@ class Writable(Columns):
                     column.append(doc)
         self.ids.append(record.id)
         title = getattr(record, kind.title, "") if kind.name in DEDUPE_KINDS else ""
-        self.titles.append(search.normalize(title) if isinstance(title, str) else "")
+        self.titles.append(analyze.normalize(title) if isinstance(title, str) else "")
         self.kinds.append(SEARCH_KINDS.index(kind.name))
         self.hidden.append(1 if record.hidden else 0)
         self.flags.append(_flag(record))
@@ -64,7 +65,7 @@ class Writable(Columns):
         self.ts.append(clock.epoch(record.timestamp))
         project = record.project if isinstance(record.project, str) else None
         self.proj.append(self._intern("projects", project))
-        self.imp.append(search.importance(kind.name, record.__dict__))
+        self.imp.append(weight.importance(kind.name, record.__dict__))
         self.dw.append(decision_weight(record.__dict__) if kind.name == "decision" else 0.0)
         self.dl.append(length)
         self.off.append(span[0])
@@ -162,7 +163,7 @@ class Writable(Columns):
         self.changed = True
 
 
-# What lore resume ranks decisions by, besides recency and recall (see lore.resume).
+# What lore resume ranks decisions by, besides recency and recall (see lore.sessions.resume).
 DECISION_TYPE_WEIGHT = {
     "architecture": 1.0,
     "implementation": 0.6,
@@ -181,10 +182,10 @@ def decision_weight(state: dict[str, Any]) -> float:
     W_DECISION_TYPE * type weight + W_DECISION_OUTCOME * importance (outcome, lesson)
     + W_DECISION_SPEC * spec_quality."""
     kind = DECISION_TYPE_WEIGHT.get(str(state.get("type")), DECISION_TYPE_WEIGHT["other"])
-    spec = max(0.0, min(1.0, search._number(state.get("spec_quality"), 0.0)))
+    spec = max(0.0, min(1.0, weight.number(state.get("spec_quality"), 0.0)))
     return (
         W_DECISION_TYPE * kind
-        + W_DECISION_OUTCOME * search.importance("decision", state)
+        + W_DECISION_OUTCOME * weight.importance("decision", state)
         + W_DECISION_SPEC * spec
     )
 
@@ -233,8 +234,8 @@ def _facts(record: Record) -> tuple[Any, ...] | None:
         return (_text(state.get("status")), ended, project if isinstance(project, str) else None)
     if kind == "pattern":
         return (
-            search._number(state.get("confidence"), 0.0),
-            search._number(state.get("validations"), 0.0),
+            weight.number(state.get("confidence"), 0.0),
+            weight.number(state.get("validations"), 0.0),
         )
     if kind == "anti-pattern":
         return (_text(state.get("severity")), _text(state.get("name")))

@@ -6,3 +6,12 @@ extra) is imported only under this package, and only by ``server`` and the tool 
 from __future__ import annotations
 
 SDK_REQUIREMENT = "mcp>=2.3,<3"
+
+
+def sdk_installed() -> bool:
+    """Whether the MCP SDK (with the server API lore uses) can be imported."""
+    try:
+        import mcp.server.mcpserver  # noqa: F401
+    except ImportError:
+        return False
+    return True

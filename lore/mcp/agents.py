@@ -55,9 +55,9 @@ def install(agent: str, path: Path, server: dict[str, Any]) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8") if path.exists() else ""
         new = _toml_set(text, server, path)
         return _finish(path, text, new, changed_key="changed")
-    from lore.hooks import _load_settings
+    from lore.sessions.hooks import load_settings
 
-    data = _load_settings(path)
+    data = load_settings(path)
     servers = data.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
         raise InvalidInputError(f"{path}: 'mcpServers' is not an object", file=str(path))
@@ -76,9 +76,9 @@ def uninstall(agent: str, path: Path) -> dict[str, Any]:
     if agent == "codex":
         text = path.read_text(encoding="utf-8")
         return _finish(path, text, _toml_remove(text), changed_key="removed")
-    from lore.hooks import _load_settings
+    from lore.sessions.hooks import load_settings
 
-    data = _load_settings(path)
+    data = load_settings(path)
     servers = data.get("mcpServers")
     if not isinstance(servers, dict) or NAME not in servers:
         return {"file": str(path), "removed": False, "backup": None}
@@ -87,10 +87,10 @@ def uninstall(agent: str, path: Path) -> dict[str, Any]:
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> str | None:
-    from lore.hooks import _write
+    from lore.sessions.hooks import write_settings
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    return _write(path, data)
+    return write_settings(path, data)
 
 
 def _finish(path: Path, old: str, new: str, *, changed_key: str) -> dict[str, Any]:

@@ -7,7 +7,7 @@ write (the CLI, hooks, a git pull) is seen by the next call. No lock outlives a 
 
 from __future__ import annotations
 
-from lore.store import Store
+from lore.store.core import Store
 
 _data_dir: str | None = None
 _store: Store | None = None
@@ -35,7 +35,7 @@ def close() -> None:
     global _store
     if _store is None or _store.kept is None:
         return
-    from lore.index import save_kept
+    from lore.index.persist import save_kept
 
     save_kept(_store)
     _store.kept["watch"].close()

@@ -13,8 +13,9 @@ from typing import Any
 
 from lore.model import Log, kinds
 from lore.paths import COMPONENTS
-from lore.store import Store
-from lore.validate import Report, validate
+from lore.store.core import Store
+from lore.upkeep.report import Report
+from lore.upkeep.validate import validate
 
 QUARANTINE_SUFFIX = ".quarantine"
 STALE_TEMP_SECONDS = 60.0  # an atomic write's temporary file lives milliseconds
@@ -99,7 +100,7 @@ def repair(store: Store) -> Diagnosis:
             except OSError:
                 continue
             repaired.append({"action": "removed", "file": finding.path, "lines": []})
-    from lore.index import rebuild
+    from lore.index.persist import rebuild
 
     try:
         rebuild(store)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from lore.model import Dir, Log, Map, kinds
-from lore.store import Store
+from lore.store.core import Store
 
 SKIPPED_KEYS = ("id", "timestamp", "v", "git_commit")
 REDACT_REASON = "lore scan --redact"
@@ -106,7 +106,7 @@ def _fields(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def _scan_log(store: Store, file: Path, result: ScanResult) -> None:
-    from lore.secrets import RULES, locate, scan_text
+    from lore.secrets.gate import RULES, locate, scan_text
     from lore.storage import jsonl
 
     name = _relative(store, file)
@@ -165,8 +165,8 @@ def _line_of(text: str, secret: str) -> int:
 
 def _scan_document(store: Store, file: Path, record_id: str, result: ScanResult) -> None:
     from lore.errors import DataError
-    from lore.secrets import RULES, locate, scan_text
-    from lore.store import read_document
+    from lore.secrets.gate import RULES, locate, scan_text
+    from lore.store.documents import read_document
 
     name = _relative(store, file)
     try:
@@ -192,7 +192,7 @@ def _scan_document(store: Store, file: Path, record_id: str, result: ScanResult)
 
 def _scan_map(store: Store, file: Path, storage: Map, result: ScanResult) -> None:
     from lore.errors import DataError
-    from lore.secrets import RULES, locate
+    from lore.secrets.gate import RULES, locate
     from lore.storage import yamlio
 
     name = _relative(store, file)
@@ -224,7 +224,7 @@ def _scan_map(store: Store, file: Path, storage: Map, result: ScanResult) -> Non
 
 def _redact(store: Store, findings: list[Finding]) -> list[str]:
     """Mask every current finding: one change per record, touching only its own fields."""
-    from lore.secrets import redact_value
+    from lore.secrets.gate import redact_value
 
     fields: dict[str, set[str]] = {}
     for finding in findings:

@@ -7,7 +7,7 @@ from typing import Any
 
 from lore.errors import NotFoundError
 from lore.model import Record
-from lore.store import Store
+from lore.store.core import Store
 
 
 def get_kind(store: Store, record_id: str, kind: str) -> Record:
@@ -40,6 +40,6 @@ def gate(changes: dict[str, Any], *, allow_secret: bool = False) -> None:
     """The secrets gate for what a revision writes (capture's ``gate``, exit 7);
     the store checks the changed fields against the schema itself."""
     if not allow_secret:
-        from lore.capture import gate as refuse
+        from lore.capture.checks import gate as refuse
 
         refuse(changes)

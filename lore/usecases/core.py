@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 from lore.errors import UsageError
 from lore.model import Record
-from lore.store import Store
+from lore.store.core import Store
 from lore.usecases.common import reply
 
 RECALL_MODES = ("patterns", "failures", "triggers", "brief")
@@ -30,13 +30,13 @@ def capture(store: Store, text: str, **options: Any) -> Written:
     """``lore capture`` and its shortcuts: store one record (options as
     :func:`lore.capture.capture` takes them), with the Rule-of-Three count for a failure
     and the decisions a new decision contradicts."""
-    from lore.capture import capture as _capture
+    from lore.capture.core import capture as _capture
 
     captured = _capture(store, text, **options)
     record = captured.record
     doc = reply(record)
     if record.kind == "failure":
-        from lore.failure_rules import rule_of_three
+        from lore.capture.failure_rules import rule_of_three
 
         rule = rule_of_three(store, record)
         if rule:
@@ -52,7 +52,7 @@ def retract(
 ) -> Written:
     """``lore retract``: withdraw a record; the capture shape plus ``retracted_at``. The
     reason passes the secrets gate unless ``allow_secret``."""
-    from lore.api import retract as _retract
+    from lore.usecases.records import retract as _retract
 
     updated, when = _retract(store, record_id, reason=reason, allow_secret=allow_secret)
     doc = {
@@ -81,9 +81,9 @@ def handoff(
     """``lore handoff``: close the current session with ``message`` and the open items
     (through the secrets gate unless ``allow_secret``); the document says what happened
     to the open items the session inherited (``open_items``)."""
-    from lore.capture_build import detect_project
-    from lore.components.transfer import handoff as _handoff
-    from lore.gitinfo import snapshot
+    from lore.capture.build import detect_project
+    from lore.git.info import snapshot
+    from lore.sessions.handoff import handoff as _handoff
 
     report: dict[str, Any] = {}
     session = _handoff(
@@ -111,10 +111,10 @@ def resume(
     budget: int | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """``lore resume``: the resume text (cut to ``budget`` tokens) and its JSON document."""
-    from lore.capture_build import detect_project
-    from lore.gitinfo import snapshot
-    from lore.resume import render
-    from lore.resume import resume as _resume
+    from lore.capture.build import detect_project
+    from lore.git.info import snapshot
+    from lore.sessions.resume import resume as _resume
+    from lore.sessions.resume_text import render
 
     name = detect_project(project)
     bundle = _resume(store, project=name, session_id=session_id, git=None)
@@ -135,8 +135,8 @@ def resume(
 def show(store: Store, record_id: str, *, history: bool = False) -> dict[str, Any]:
     """``lore show``: the record as stored (with ``history``: ``{"record", "history"}``),
     plus ``evidence`` (the evidence records that support it) when there is some."""
-    from lore.api import record_history
     from lore.usecases.evidence import backing
+    from lore.usecases.records import record_history
 
     record = store.get(record_id)
     data = record.to_dict()
@@ -159,7 +159,7 @@ def review(
 ) -> dict[str, Any]:
     """``lore review``: decisions pending review, or the resolution of ``resolve_id`` (its
     lesson through the secrets gate unless ``allow_secret``)."""
-    from lore.feedback import pending, resolve
+    from lore.sessions.review import pending, resolve
 
     if resolve_id is None:
         if outcome or lesson:
@@ -202,9 +202,9 @@ def recall(
 ) -> Recalled:
     """``lore recall`` in every mode: checks the combination, runs it, returns its document.
     ``deep`` / ``graph_depth``: a plain search through the knowledge graph (lore.graph)."""
-    from lore import recall as r
-    from lore import recall_modes as modes
-    from lore.capture_build import detect_project
+    from lore.capture.build import detect_project
+    from lore.recall import core as r
+    from lore.recall import modes
 
     text = query.strip()
     if mode is not None and mode not in RECALL_MODES:
@@ -264,7 +264,7 @@ def recall(
 
 def _window(text: str) -> dict[str, Any] | None:
     """The time window the query names (``lore.timeexpr``), as recall's JSON carries it."""
-    from lore.recall import query_window
+    from lore.recall.core import query_window
 
     window = query_window(text)
     return window.to_dict() if window else None

@@ -8,7 +8,7 @@ from typing import Any
 
 from lore.components.evidence import CONFIDENCES, Evidence, check_confidence
 from lore.errors import NotFoundError, UsageError
-from lore.store import Store
+from lore.store.core import Store
 from lore.usecases.common import gate, get_kind, reply
 
 
@@ -28,7 +28,8 @@ def add(
 ) -> dict[str, Any]:
     """Capture a piece of evidence (secrets gate included); every ``supports`` id must
     exist (exit 3 names the first that does not)."""
-    from lore.capture import capture, split_list
+    from lore.capture.build import split_list
+    from lore.capture.core import capture
 
     ids = split_list(list(supports))
     for target in ids:

@@ -27,7 +27,7 @@ from lore.components.intent import (
 from lore.components.patterns import SEVERITY_RANK
 from lore.errors import DuplicateError, InvalidInputError, NotFoundError, UsageError
 from lore.storage.lock import locked
-from lore.store import Store
+from lore.store.core import Store
 
 
 def goal_dict(goal: Goal) -> dict[str, Any]:
@@ -89,7 +89,8 @@ def create_goal(
     allow_secret: bool = False,
 ) -> dict[str, Any]:
     """A new active goal (secrets gate, near-duplicate check); the capture reply shape."""
-    from lore.capture import check, current_session_id, detect_project, find_duplicate, split_list
+    from lore.capture.build import current_session_id, detect_project, split_list
+    from lore.capture.checks import check, find_duplicate
 
     title = (title or "").strip()
     if not title:
@@ -184,7 +185,7 @@ def update_goal(
 ) -> dict[str, Any]:
     """Change a goal in one atomic update under its lock; refuses (changing nothing) a bad
     value, an unknown criterion or goal, and a dependency that would close a cycle."""
-    from lore.capture import gate
+    from lore.capture.checks import gate
 
     status = _choice(status, STATUSES, "--status")
     priority = _choice(priority, PRIORITIES, "--priority")

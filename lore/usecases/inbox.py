@@ -9,7 +9,7 @@ from typing import Any
 from lore.components.inbox import PROMOTE_TO, Observation, check_status, check_triage
 from lore.errors import InvalidInputError, UsageError
 from lore.model import kind_class
-from lore.store import Store
+from lore.store.core import Store
 from lore.usecases.common import gate, get_kind, reply
 
 
@@ -38,7 +38,7 @@ def promote(
     the target gets ``derived_from``, the observation ``status: promoted`` and
     ``promoted_to``. Refused (exit 4) when it was promoted (naming the first target)
     or discarded before."""
-    from lore.capture import capture
+    from lore.capture.core import capture
 
     kind = to.strip().lower()
     if kind not in PROMOTE_TO:
@@ -74,7 +74,7 @@ def promote(
     except InvalidInputError:
         # Another promote (or a discard) won the race: withdraw the record made here, so
         # the observation leads to one target only, and say what happened to it.
-        from lore.api import retract
+        from lore.usecases.records import retract
 
         retract(store, target.id, reason=f"{observation.id} was triaged by another writer")
         raise

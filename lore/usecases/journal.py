@@ -21,7 +21,7 @@ from lore.components.journal import (
 )
 from lore.errors import InvalidInputError, UsageError
 from lore.model import Record
-from lore.store import Store
+from lore.store.core import Store
 from lore.usecases.common import gate, get_kind, reply
 
 
@@ -47,7 +47,7 @@ def list_decisions(
 ) -> list[dict[str, Any]]:
     """Decisions newest first, latest state, every filter combined (``recent``: at most N).
     Retracted and superseded ones only with ``show_all``."""
-    from lore.recall import parse_since, parse_until
+    from lore.recall.core import parse_since, parse_until
 
     wanted_type = check_choice("type", type, TYPES)
     wanted_outcome = check_choice("outcome", outcome, OUTCOMES)
@@ -83,7 +83,7 @@ def query(
     show_all: bool = False,
 ) -> dict[str, Any]:
     """``lore recall`` restricted to decisions: ``{"query", "results"}`` as recall prints."""
-    from lore.recall import recall
+    from lore.recall.core import recall
 
     if not text.strip():
         raise UsageError("nothing to look for: give a QUERY")
@@ -132,7 +132,7 @@ def update(
     current = decision(store, decision_id)
     new_tags: list[str] | None = None
     if tags is not None:
-        from lore.capture import split_list
+        from lore.capture.build import split_list
 
         new_tags = split_list(list(tags))
         if current.project and current.project in current.tags and current.project not in new_tags:
@@ -194,7 +194,7 @@ def retract(
 ) -> dict[str, Any]:
     """Withdraw a decision (``lore retract`` for decisions only, the same reply); refused
     when it already is. The reason passes the secrets gate."""
-    from lore.api import retract as withdraw
+    from lore.usecases.records import retract as withdraw
 
     decision(store, decision_id)
     if reason:

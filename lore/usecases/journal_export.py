@@ -15,7 +15,7 @@ from typing import Any
 
 from lore.components.journal import Decision
 from lore.errors import UsageError
-from lore.store import Store
+from lore.store.core import Store
 
 FORMATS = ("json", "markdown", "adr")
 ADR_STATUS = {"active": "Accepted", "superseded": "Superseded", "retracted": "Retracted"}

@@ -23,14 +23,14 @@ from lore.components.patterns import (
 )
 from lore.errors import InvalidInputError, UsageError
 from lore.model import Record
-from lore.store import Store
+from lore.store.core import Store
 
 LIST_TYPES = ("patterns", "anti-patterns", "all")
 DEFAULT_LIMIT = 10
 
 
 def _item(record: Record) -> dict[str, Any]:
-    from lore.recall import result_dict
+    from lore.recall.core import result_dict
 
     return result_dict(record)
 
@@ -94,7 +94,7 @@ def warn(
     allow_secret: bool = False,
 ) -> dict[str, Any]:
     """Create an anti-pattern through capture (schema, secrets gate, near-duplicates)."""
-    from lore.capture import capture
+    from lore.capture.core import capture
 
     if severity is not None and severity not in SEVERITIES:
         raise InvalidInputError(
@@ -169,7 +169,7 @@ def flag_pattern(
     harmful count to the threshold inverts the pattern: it creates (or adopts) one
     ``Avoid: NAME`` anti-pattern and deprecates the pattern, all under the pattern's lock,
     so concurrent flaggers never make two."""
-    from lore.capture import gate
+    from lore.capture.checks import gate
 
     if type not in FLAG_TYPES:
         raise InvalidInputError(
@@ -216,7 +216,8 @@ def _inversion(store: Store, state: dict[str, Any], *, allow_secret: bool = Fals
 
     The caller holds the pattern's lock; this takes the anti-patterns' own lock.
     """
-    from lore.capture import check, current_session_id, find_duplicate
+    from lore.capture.build import current_session_id
+    from lore.capture.checks import check, find_duplicate
 
     fields = inversion_fields(state)
     project = state.get("project") if isinstance(state.get("project"), str) else None
@@ -261,8 +262,8 @@ def suggest(
 
     ``lore suggest`` and ``lore recall --patterns`` both print this.
     """
-    from lore.recall import recall, result_dict
-    from lore.recall_modes import _belongs
+    from lore.recall.core import recall, result_dict
+    from lore.recall.modes import belongs
 
     if context and context.strip():
         found = recall(
@@ -271,9 +272,9 @@ def suggest(
         pats = [h.to_dict() for h in found if h.record.kind == "pattern"]
         antis = [h.to_dict() for h in found if h.record.kind == "anti-pattern"]
     else:
-        ps = [p for p in store.of(Pattern) if _belongs(p, project, unowned=True)]
+        ps = [p for p in store.of(Pattern) if belongs(p, project, unowned=True)]
         ps.sort(key=lambda p: (p.confidence, p.validations, p.timestamp), reverse=True)
-        ans = [a for a in store.of(AntiPattern) if _belongs(a, project, unowned=True)]
+        ans = [a for a in store.of(AntiPattern) if belongs(a, project, unowned=True)]
         ans.sort(key=lambda a: a.timestamp, reverse=True)
         ans.sort(key=lambda a: SEVERITY_RANK.get(a.severity, 9))
         pats = [result_dict(p) for p in ps]

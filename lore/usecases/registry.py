@@ -18,7 +18,7 @@ from lore.components.patterns import SEVERITY_RANK, AntiPattern, Pattern
 from lore.components.registry import Project, cycle_through, problems
 from lore.errors import InvalidInputError, NotFoundError, UsageError
 from lore.model import Record
-from lore.store import Store
+from lore.store.core import Store
 
 CONTEXT_LIMIT = 10
 
@@ -35,7 +35,7 @@ def get_project(store: Store, name: str) -> Project:
 
 
 def _names(values: Sequence[str] | None) -> list[str]:
-    from lore.capture import split_list
+    from lore.capture.build import split_list
 
     return split_list(list(values or ()))
 
@@ -53,7 +53,7 @@ def add_project(
     """Register ``name``, or update the fields given when it is registered already
     (``tags`` and ``depends_on`` replace the lists). A dependency on itself or one that
     closes a cycle is refused."""
-    from lore.capture import gate
+    from lore.capture.checks import gate
 
     name = (name or "").strip()
     if not name:
@@ -137,7 +137,7 @@ def _belongs(record: Record, name: str) -> bool:
 def context(store: Store, name: str, *, limit: int = CONTEXT_LIMIT) -> dict[str, Any]:
     """What an agent needs to work on ``name``: its entry, dependencies, recent decisions,
     patterns and anti-patterns, open goals and recurring failures."""
-    from lore.recall import result_dict
+    from lore.recall.core import result_dict
 
     project = get_project(store, name)
     registered = _projects(store)

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
 from lore import paths as lore_paths
 from lore.paths import COMPONENTS, resolve_root
 

@@ -10,10 +10,9 @@ import orjson
 import pytest
 from click.testing import Result
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
-from lore.bulk import import_records
-from lore.capture import capture
-from lore.store import Store
+from lore.bulk.importer import import_records
+from lore.capture.core import capture
+from lore.store.core import Store
 
 Run = Callable[..., Result]
 SECRET = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"

@@ -16,8 +16,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
-from lore.store import read_document
+from lore.store.documents import read_document
 
 NOW = "2026-03-04T05:06:07.123456Z"
 Run = Callable[..., Result]
@@ -160,7 +159,7 @@ TARGET_IDS = {"dec-1", "dec-a", "dec-b", "dec-c", "dec-000000000001"}
 def targets(data_dir: Path) -> list[str]:
     """Decisions with the ids the reference flags below point at (they must exist)."""
     from lore.components.journal import Decision
-    from lore.store import Store
+    from lore.store.core import Store
 
     ids = sorted(TARGET_IDS)
     Store(data_dir).add(
@@ -805,7 +804,7 @@ def test_secret_refused(run: Run, data_dir: Path, args: list[str], field: str) -
 
 
 def test_secret_message_names_field_and_kind(run: Run) -> None:
-    from lore.secrets import scan_text
+    from lore.secrets.gate import scan_text
 
     result = run("remember", "Use X", "-r", f"key {AWS_KEY}")
     assert result.exit_code == 7

@@ -15,8 +15,6 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
-
 Run = Callable[..., Result]
 ROOT = Path(__file__).resolve().parents[2]
 LORE = Path(sys.executable).parent / "lore"
@@ -326,7 +324,7 @@ def test_validate_leaves_retracted_records_out(run: Run, data_dir: Path) -> None
 
 def test_documents_keep_their_refusal(run: Run) -> None:
     from lore.components.intent import Goal
-    from lore.store import Store
+    from lore.store.core import Store
 
     store = Store(None)
     store.add([Goal(id="goal-00000000000a", timestamp="2026-03-01T00:00:00Z", title="g")])

@@ -10,7 +10,6 @@ import orjson
 import pytest
 from click.testing import Result
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
 from lore.cli import LAZY_COMMANDS
 from lore.cli import demo as demo_mod
 

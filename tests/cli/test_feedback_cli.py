@@ -11,8 +11,7 @@ import orjson
 import pytest
 from click.testing import Result
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
-from lore.store import read_document
+from lore.store.documents import read_document
 
 Run = Callable[..., Result]
 NOW = "2026-03-10T12:00:00.000000Z"

@@ -10,9 +10,8 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
 from lore.components.intent import Goal, dependency_path, next_criterion_id, with_ids
-from lore.store import read_document
+from lore.store.documents import read_document
 
 Run = Callable[..., Result]
 NOW = "2026-03-10T12:00:00.000000Z"
@@ -312,7 +311,7 @@ def test_concurrent_updates_never_close_a_cycle(run: Run, data_dir: Path) -> Non
     import multiprocessing
 
     from lore.errors import InvalidInputError
-    from lore.store import Store
+    from lore.store.core import Store
     from lore.usecases.goals import update_goal
 
     a, b = create(run, "A goal"), create(run, "B goal")

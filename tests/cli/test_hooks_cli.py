@@ -20,7 +20,6 @@ import orjson
 import pytest
 from click.testing import Result
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
 from lore.cli import hooks as cli_hooks
 from lore.cli._app import this_lore
 
@@ -350,7 +349,7 @@ def test_a_hook_out_of_time_warms_the_index_in_a_detached_process(
 ) -> None:
     import subprocess as subprocess_mod
 
-    import lore.resume
+    import lore.sessions.resume
 
     run("observe", "something")
     monkeypatch.setattr(cli_hooks, "HOOK_SECONDS", 0.05)
@@ -359,7 +358,7 @@ def test_a_hook_out_of_time_warms_the_index_in_a_detached_process(
         time.sleep(2)  # a cold index build on a big store
 
     started: list[tuple[list[str], dict[str, Any]]] = []
-    monkeypatch.setattr(lore.resume, "resume", slow)
+    monkeypatch.setattr(lore.sessions.resume, "resume", slow)
     monkeypatch.setattr(subprocess_mod, "Popen", lambda args, **kw: started.append((args, kw)))
     result = run("hooks", "run", "session-start", input="{}")
     assert (result.exit_code, result.stdout) == (0, "")

@@ -207,9 +207,9 @@ def test_discard(run: Run, two: list[str], data_dir: Path) -> None:
 def test_a_promote_that_loses_a_race_withdraws_its_target(
     run: Run, two: list[str], data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import lore.capture
+    import lore.capture.core
 
-    real = lore.capture.capture
+    real = lore.capture.core.capture
     made: list[str] = []
 
     def capture_then_lose(store: Any, *args: Any, **kwargs: Any) -> Any:
@@ -218,7 +218,7 @@ def test_a_promote_that_loses_a_race_withdraws_its_target(
         store.revise(two[0], {"status": "discarded", "discard_reason": "someone else"})
         return captured
 
-    monkeypatch.setattr(lore.capture, "capture", capture_then_lose)
+    monkeypatch.setattr(lore.capture.core, "capture", capture_then_lose)
     result = run("inbox", "promote", two[0], "--to", "decision", "--json")
     assert result.exit_code == 4
     assert json.loads(result.stdout)["error"] == f"{two[0]} was discarded (someone else)"

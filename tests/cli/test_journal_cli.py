@@ -426,7 +426,7 @@ def test_supersede_checks_old_under_its_lock(
 ) -> None:
     """Two supersedes of one decision racing: the loser read OLD before the winner
     marked it. It must be refused, and its NEW must not gain OLD in ``supersedes``."""
-    from lore.store import Store
+    from lore.store.core import Store
     from lore.usecases import journal
 
     a, b, c = three

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
 from lore.components.patterns import (
     FLAG_PENALTY,
     INVERSION_THRESHOLD,
@@ -20,7 +19,8 @@ from lore.components.patterns import (
     should_invert,
     validated,
 )
-from lore.store import Store, read_document
+from lore.store.core import Store
+from lore.store.documents import read_document
 
 Run = Callable[..., Result]
 NOW = "2026-03-10T12:00:00.000000Z"

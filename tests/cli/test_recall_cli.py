@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
-from lore.store import Store
+from lore.store.core import Store
 
 Run = Callable[..., Result]
 NOW = "2026-03-10T12:00:00.000000Z"
@@ -389,7 +388,7 @@ def test_modes_show_nothing_on_an_empty_store(run: Run) -> None:
 
 
 def test_index_rebuild_and_status(run: Run, store: Store) -> None:
-    from lore.index import index_path
+    from lore.index.persist import index_path
 
     new(run, "observe", "one note")
     new(run, "remember", "one choice")

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-import lore.capture
+import lore.capture.build
 
 Run = Callable[..., Result]
 TOPICS = ["idempotency middleware", "retry budget", "database index", "order totals",
@@ -88,7 +88,7 @@ def test_snippets_show_relative_paths_and_mark_whole_components(
     (repo / ".git").mkdir(parents=True)
     (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     monkeypatch.chdir(repo)
-    lore.capture._repo_at.cache_clear()
+    lore.capture.build._repo_at.cache_clear()
     path = f"{os.path.realpath(repo)}/tests/test_orders.py"
     obs = new(run, "observe", f"Flaky when run alone: {path} needs the fixture")
     dec = new(run, "remember", "Fix the flaky fixture", "-f", path)

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
-from lore.store import Store
+from lore.store.core import Store
 
 Run = Callable[..., Result]
 T1, T2, T3 = (f"2026-03-0{d}T10:00:00.000000Z" for d in (1, 2, 3))
@@ -332,7 +331,7 @@ def test_list_negative_limit_is_a_usage_error(run: Run) -> None:
 
 
 def test_list_reads_records_written_by_the_store(run: Run, store: Store) -> None:
-    from lore.capture import capture
+    from lore.capture.core import capture
 
     record = capture(store, "via the API", allow_secret=True).record
     assert listed(run, "observations") == [record.id]

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
 from lore.components.registry import cycles
 
 Run = Callable[..., Result]

@@ -14,10 +14,9 @@ import orjson
 import pytest
 from click.testing import Result
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
 from lore.components.intent import Goal
 from lore.components.transfer import Session
-from lore.store import Store
+from lore.store.core import Store
 
 Run = Callable[..., Result]
 NOW = "2026-03-04T05:06:07.000000Z"

@@ -10,8 +10,6 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
-
 NOW = "2026-03-04T05:06:07.123456Z"
 Run = Callable[..., Result]
 COMMON = {"session_id": None, "project": None, "source": "manual", "tags": [], "v": 1}
@@ -318,8 +316,8 @@ def test_rule_of_three(run: Run, data_dir: Path) -> None:
 
 @pytest.mark.parametrize("warm", [False, True], ids=["log", "index"])
 def test_rule_of_three_counts_the_same_with_or_without_an_index(run: Run, warm: bool) -> None:
-    from lore.index import index_path
-    from lore.store import Store
+    from lore.index.persist import index_path
+    from lore.store.core import Store
 
     ok(run("fail", "Flaky", "t1", "--json"))
     if warm:

@@ -7,11 +7,12 @@ from pathlib import Path
 import orjson
 import pytest
 
-from lore import capture as capture_mod
+from lore.capture import core as capture_mod
 from lore.components import transfer
 from lore.components.transfer import Session
 from lore.errors import UsageError
-from lore.store import Store
+from lore.sessions import handoff as handoff_mod
+from lore.store.core import Store
 
 NOW = "2026-03-04T05:06:07.000000Z"
 
@@ -154,7 +155,7 @@ def test_start_under_lore_session_id_takes_that_id_and_leaves_the_pointer(
 
 def test_handoff_needs_a_message(store: Store) -> None:
     with pytest.raises(UsageError, match="a handoff needs a message"):
-        transfer.handoff(store, "  \n", project=None)
+        handoff_mod.handoff(store, "  \n", project=None)
     assert store.records("session") == []
 
 
@@ -167,7 +168,7 @@ def test_handoff_without_a_session_starts_at_the_first_record_since_the_last_han
     recent = capture(store, "recent", timestamp="2026-03-03T05:06:08.000000Z")
     now_obs = capture(store, "now")
     other = capture(store, "elsewhere", project="other", timestamp="2026-03-01T00:00:00Z")
-    first = transfer.handoff(store, "One.", project="proj")
+    first = handoff_mod.handoff(store, "One.", project="proj")
     # The first handoff covers all of the project's work, however old (not just a day).
     assert first.started_at == "2026-03-02T05:06:06.000000Z"
     assert first.ended_at == NOW
@@ -177,21 +178,21 @@ def test_handoff_without_a_session_starts_at_the_first_record_since_the_last_han
     monkeypatch.setenv("LORE_NOW", "2026-03-04T05:30:00.000000Z")
     fresh = capture(store, "fresh")
     monkeypatch.setenv("LORE_NOW", later)
-    second = transfer.handoff(store, "Two.", project="proj")
+    second = handoff_mod.handoff(store, "Two.", project="proj")
     assert second.started_at == "2026-03-04T05:30:00.000000Z"  # its first record
     assert second.captured == {"observation": [fresh]}
-    assert transfer.last_handoff(store, "proj").id == second.id
+    assert handoff_mod.last_handoff(store, "proj").id == second.id
     monkeypatch.setenv("LORE_NOW", "2026-03-04T07:00:00.000000Z")
-    empty = transfer.handoff(store, "Nothing done.", project="proj")
+    empty = handoff_mod.handoff(store, "Nothing done.", project="proj")
     assert (empty.started_at, empty.captured) == ("2026-03-04T07:00:00.000000Z", {})
 
 
 def test_a_manual_handoff_settles_the_previous_open_items(store: Store) -> None:
     report: dict = {}
-    transfer.handoff(store, "One.", project="p", next_steps=["a"], report=report)
+    handoff_mod.handoff(store, "One.", project="p", next_steps=["a"], report=report)
     assert report == {"how": "new", "from": None, "inherited": 0, "added": 1}
-    first = transfer.last_handoff(store, "p")
-    second = transfer.handoff(
+    first = handoff_mod.last_handoff(store, "p")
+    second = handoff_mod.handoff(
         store, "Two.", project="p", next_steps=[" b ", "", "b"], blockers=["x"], report=report
     )
     assert (second.next_steps, second.blockers) == (["b"], ["x"])
@@ -199,7 +200,7 @@ def test_a_manual_handoff_settles_the_previous_open_items(store: Store) -> None:
 
 
 def test_an_automatic_handoff_carries_the_open_items_over(store: Store, data_dir: Path) -> None:
-    manual = transfer.handoff(
+    manual = handoff_mod.handoff(
         store,
         "Idempotency done.",
         project="p",
@@ -209,7 +210,7 @@ def test_an_automatic_handoff_carries_the_open_items_over(store: Store, data_dir
         threads=["t"],
     )
     report: dict = {}
-    auto = transfer.handoff(
+    auto = handoff_mod.handoff(
         store,
         "Automatic handoff (SessionEnd).",
         project="p",
@@ -232,7 +233,7 @@ def test_an_automatic_handoff_carries_the_open_items_over(store: Store, data_dir
     }
     assert on_disk(data_dir, auto.id)["source"] == "hook"
     # A second automatic handoff carries them on, without the first one's own requests.
-    again = transfer.handoff(
+    again = handoff_mod.handoff(
         store,
         "Automatic handoff (PreCompact).",
         project="p",
@@ -244,20 +245,20 @@ def test_an_automatic_handoff_carries_the_open_items_over(store: Store, data_dir
     assert (again.next_steps, again.threads) == (["finish middleware"], ["t", "later"])
     assert again.extra["auto"]["carried_from"] == auto.id
     # Until a manual handoff settles them.
-    settled = transfer.handoff(store, "Middleware done.", project="p", next_steps=["deploy"])
+    settled = handoff_mod.handoff(store, "Middleware done.", project="p", next_steps=["deploy"])
     assert (settled.next_steps, settled.blockers, settled.threads) == (["deploy"], [], [])
 
 
 def test_a_forked_sessions_handoff_merges_or_replaces(store: Store) -> None:
-    parent = transfer.handoff(store, "One.", project="p", next_steps=["a", "b"], blockers=["x"])
+    parent = handoff_mod.handoff(store, "One.", project="p", next_steps=["a", "b"], blockers=["x"])
     child = transfer.start(store, project="p", parent=parent)
     report: dict = {}
-    merged = transfer.handoff(store, "Two.", project="p", next_steps=["c", "a"], report=report)
+    merged = handoff_mod.handoff(store, "Two.", project="p", next_steps=["c", "a"], report=report)
     assert merged.id == child.id
     assert (merged.next_steps, merged.blockers) == (["a", "b", "c"], ["x"])
     assert report == {"how": "merged", "from": parent.id, "inherited": 3, "added": 2}
     transfer.start(store, project="p", parent=merged)
-    replaced = transfer.handoff(
+    replaced = handoff_mod.handoff(
         store, "Three.", project="p", next_steps=["d"], replace=True, report=report
     )
     assert (replaced.next_steps, replaced.blockers) == (["d"], [])
@@ -271,7 +272,7 @@ def test_handoff_closes_the_open_session_and_clears_the_pointer(
     session = transfer.start(store, project="proj")
     obs = capture(store, "Deploys use rsync", project="proj")
     assert store.get(obs).session_id == session.id
-    closed = transfer.handoff(store, "Done.", project="proj", next_steps=["n1"])
+    closed = handoff_mod.handoff(store, "Done.", project="proj", next_steps=["n1"])
     assert closed.id == session.id
     assert (closed.status, closed.started_at, closed.next_steps) == ("closed", NOW, ["n1"])
     assert closed.captured == {"observation": [obs]}
@@ -280,7 +281,7 @@ def test_handoff_closes_the_open_session_and_clears_the_pointer(
 
 
 def test_handoff_extra_fields_are_stored(store: Store, data_dir: Path) -> None:
-    closed = transfer.handoff(store, "Auto.", project=None, extra={"auto": {"event": "X"}})
+    closed = handoff_mod.handoff(store, "Auto.", project=None, extra={"auto": {"event": "X"}})
     assert on_disk(data_dir, closed.id)["auto"] == {"event": "X"}
     assert closed.extra == {"auto": {"event": "X"}}
 
@@ -297,9 +298,9 @@ def test_last_handoff_never_borrows_another_projects_session(store: Store) -> No
             Session(id="session-open", timestamp="2026-01-04T00:00:00.000000Z", project="a"),
         ]
     )
-    assert transfer.last_handoff(store, "a").id == "session-a000"
-    assert transfer.last_handoff(store, "c").id == "session-none"  # no own: project-less
-    assert transfer.last_handoff(store, None).id == "session-b000"
+    assert handoff_mod.last_handoff(store, "a").id == "session-a000"
+    assert handoff_mod.last_handoff(store, "c").id == "session-none"  # no own: project-less
+    assert handoff_mod.last_handoff(store, None).id == "session-b000"
 
 
 # --- prune --------------------------------------------------------------------------

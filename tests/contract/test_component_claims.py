@@ -12,8 +12,6 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
-
 Run = Callable[..., Result]
 CAPTURE = ["ok", "id", "type", "timestamp", "record"]
 

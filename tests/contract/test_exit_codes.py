@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
 from lore import __version__, errors
 from lore.cli import main
 
@@ -160,7 +159,7 @@ def boom(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         def raise_it(*_args: Any, **_kwargs: Any) -> Any:
             raise exc
 
-        monkeypatch.setattr("lore.capture.capture", raise_it)
+        monkeypatch.setattr("lore.capture.core.capture", raise_it)
 
     yield set_error
 

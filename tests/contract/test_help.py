@@ -8,7 +8,6 @@ import click
 import pytest
 from click.testing import Result
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
 from lore.cli import LAZY_COMMANDS, cli
 
 Run = Callable[..., Result]

@@ -11,8 +11,6 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
-
 Run = Callable[..., Result]
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 ID = re.compile(r"^[a-z]+-[0-9a-f]{12}$")

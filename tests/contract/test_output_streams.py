@@ -6,8 +6,6 @@ from collections.abc import Callable
 
 from click.testing import Result
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
-
 Run = Callable[..., Result]
 
 

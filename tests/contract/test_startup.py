@@ -11,8 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import lore.capture  # noqa: F401  (conftest's `from lore import capture` needs the module)
-
 HEAVY = ("networkx", "rapidfuzz", "rich", "ruamel")
 
 SCRIPT = """

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from lore.model import kind_class
-from lore.store import Store
+from lore.store.core import Store
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from lore.store import Store
+from lore.store.core import Store
 from tests.conftest import lines
 
 AWS_KEY = "AKIA" + "Z7Q4M2XKP9LW3RTB"

@@ -77,7 +77,7 @@ def test_supersedes_from_either_side_is_one_edge(put: Any, edges: Any) -> None:
 
 def test_lesson_learned_from_decision(put: Any, edges: Any) -> None:
     from lore.graph.snapshot import open_graph
-    from lore.store import Store
+    from lore.store.core import Store
 
     put("decision", id="dec-a1", decision="x", lesson_learned="Measure first")
     assert edges() == [("lesson:dec-a1", "dec-a1", "learned_from")]

@@ -11,7 +11,7 @@ from typing import Any
 from click.testing import Result
 
 from lore.graph import snapshot as snap
-from lore.store import Store
+from lore.store.core import Store
 
 
 def _id(result: Result) -> str:
@@ -132,7 +132,7 @@ def test_refresh_follows_the_index_not_a_full_reload(put: Any, store: Store) -> 
 
 
 def test_a_rebuilt_index_means_a_full_reload(put: Any, store: Store) -> None:
-    from lore.index import rebuild
+    from lore.index.persist import rebuild
 
     put("decision", id="dec-a1", decision="Cache")
     snap.open_graph(store)
@@ -145,7 +145,7 @@ def test_a_rebuilt_index_means_a_full_reload(put: Any, store: Store) -> None:
 def test_a_revision_is_seen_even_when_the_index_was_rebuilt_meanwhile(
     put: Any, store: Store
 ) -> None:
-    from lore.index import rebuild
+    from lore.index.persist import rebuild
 
     put("decision", id="dec-a1", decision="Cache")
     put("decision", id="dec-a2", decision="Queue")

@@ -85,9 +85,9 @@ def test_interrupted_import_leaves_a_prefix_and_a_rerun_completes_it(
 
 
 def test_import_stop_in_process_reports_how_far_it_got(data_dir: Path, tmp_path: Path) -> None:
-    from lore import bulk
+    from lore.bulk import importer as bulk
     from lore.errors import InterruptedByUser
-    from lore.store import Store
+    from lore.store.core import Store
 
     source = tmp_path / "export.jsonl"
     workloads.export_file(source, 30)
@@ -168,7 +168,7 @@ def test_a_parallel_import_under_the_stop_handlers_ends(data_dir: Path, tmp_path
     source = tmp_path / "export.jsonl"
     workloads.export_file(source, 400)
     code = (
-        "import lore.bulk as b; b.PARALLEL_MIN_LINES = 10; b.CHUNK = 20\n"
+        "import lore.bulk.importer as b; b.PARALLEL_MIN_LINES = 10; b.CHUNK = 20\n"
         "import os; b.os.sched_getaffinity = lambda pid: {0, 1, 2, 3}\n"
         f"from lore.cli import main; main(['--data-dir', {str(data_dir)!r}, 'import', "
         f"{str(source)!r}])"
@@ -188,7 +188,7 @@ def test_a_document_folder_stamp_ignores_temp_files_that_come_and_go(
     file just as it was renamed failed with "No such file or directory: .pat-....tmp"."""
     import os
 
-    from lore import store as store_module
+    from lore.store import core as store_module
 
     folder = tmp_path / "patterns"
     folder.mkdir()

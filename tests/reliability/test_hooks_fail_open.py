@@ -67,7 +67,7 @@ def check(results: list[tuple[str, float, Any]]) -> None:
 
 
 def seeded(root: Path) -> Path:
-    from lore.store import Store
+    from lore.store.core import Store
 
     env_root = str(root)
     for args in (["observe", "a note"], ["remember", "Use uv"], ["learn", "Retry with backoff"]):
@@ -100,7 +100,7 @@ def test_hooks_fail_open_on_a_read_only_root(tmp_path: Path) -> None:
 def every_lock_held(root: Path) -> Iterator[None]:
     from lore.model import kinds
     from lore.storage.lock import lock_path
-    from lore.store import Store
+    from lore.store.core import Store
 
     store = Store(root)
     targets = [store.location(cls) for cls in kinds().values()]

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from lore.hooks import Digest, scrub
+from lore.sessions.hooks import Digest, scrub
 from lore.storage import atomic, jsonl
 
 Run = Callable[..., Result]

@@ -23,15 +23,15 @@ PYTHON = sys.executable
 
 def stored_ids(root: Path) -> list[str]:
     """Every record id in the root, as `lore export` and the sessions list see them."""
-    from lore.store import Store
+    from lore.store.core import Store
 
     store = Store(root)
     return [r.id for r in store.all_records(hidden=True)]
 
 
 def validate(root: Path) -> dict[str, Any]:
-    from lore.store import Store
-    from lore.validate import validate as check
+    from lore.store.core import Store
+    from lore.upkeep.validate import validate as check
 
     return check(Store(root)).to_dict()
 
@@ -112,8 +112,8 @@ def _capture_worker(
 def concurrent_captures(root: Path, workers: int, per_worker: int, every: int) -> dict[str, Any]:
     """``workers`` processes each run ``per_worker`` CLI writes of mixed kinds (every
     ``every``-th one a handoff) at once; returns what was acknowledged and found."""
-    from lore.capture import capture
-    from lore.store import Store
+    from lore.capture.core import capture
+    from lore.store.core import Store
 
     shared = capture(Store(root), "Shared pattern", kind="pattern", force=True).record.id
     from lore.usecases.goals import create_goal
@@ -167,8 +167,8 @@ def concurrent_captures(root: Path, workers: int, per_worker: int, every: int) -
 
 _WRITER = """
 import os, sys
-from lore.capture import capture
-from lore.store import Store
+from lore.capture.core import capture
+from lore.store.core import Store
 store = Store(sys.argv[1])
 kinds = ["observation", "decision", "failure", "pattern", "evidence"]
 i = 0
@@ -238,7 +238,7 @@ def export_file(path: Path, count: int) -> list[dict[str, Any]]:
 
 def start_import(root: Path, file: Path, chunk: int) -> subprocess.Popen[bytes]:
     code = (
-        f"import lore.bulk as b; b.WRITE_CHUNK = {chunk}\n"
+        f"import lore.bulk.importer as b; b.WRITE_CHUNK = {chunk}\n"
         f"from lore.cli import main; main(['--data-dir', {str(root)!r}, 'import', {str(file)!r}])"
     )
     return subprocess.Popen([PYTHON, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE)

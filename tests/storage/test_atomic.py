@@ -135,13 +135,13 @@ def test_the_directory_sync_can_be_left_to_the_caller(
 def test_a_batch_of_documents_syncs_each_folder_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import lore.store
-    from lore.capture import build
-    from lore.store import Store
+    import lore.store.core
+    from lore.capture.build import build
+    from lore.store.core import Store
 
     store = Store(tmp_path / "root")
     synced: list[Path] = []
-    monkeypatch.setattr(lore.store, "fsync_dir", synced.append)
+    monkeypatch.setattr(lore.store.core, "fsync_dir", synced.append)
     records = [build("pattern", f"Lesson number {n}", {}).record for n in range(5)]
     records.append(build("anti-pattern", "Big bang rewrites", {}).record)
     store.add(records)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from lore.errors import DataError
 from lore.storage import yamlio
-from lore.store import Store
+from lore.store.core import Store
 
 PATTERN_ID = "pat-0123456789ab"
 

@@ -6,7 +6,7 @@ Adding a tool is one function in one of these modules (or a new module listed in
     @tool("timeline", title="What happened when", read_only=True)
     def timeline(period: Annotated[str | None, Field(description="...")] = None) -> Doc:
         '''What the agent reads: when to call it, what comes back.'''
-        from lore.timeline import timeline as run
+        from lore.timeline.core import timeline as run
 
         return run(store(), period)
 

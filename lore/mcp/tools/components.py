@@ -155,6 +155,6 @@ def timeline(
     drill down; a day lists its records. Returns the same as `lore timeline --json`:
     {"period", "level", "total", "counts", "digest", "periods": [...]} ("records" for a
     day). An unreadable period: error `usage`."""
-    from lore.timeline import timeline as run
+    from lore.timeline.core import timeline as run
 
     return run(store(), period, project=project, kinds=tuple(kinds or ()))

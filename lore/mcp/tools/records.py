@@ -228,7 +228,7 @@ def list_(
 ) -> list[Doc]:
     """Records of one kind, newest first, exactly as stored: the same array as `lore list
     KIND --json` (as structured content: {"result": [...]})."""
-    from lore.api import list_records
+    from lore.usecases.records import list_records
 
     records = list_records(store(), kind, hidden=show_all, tags=tags, project=project, limit=limit)
     return [r.to_dict() for r in records]

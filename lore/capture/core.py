@@ -1,0 +1,104 @@
+"""Capture (the use case): route, build, check and store one new record; the building and
+routing rules live in ``lore.capture.build``, the checks (schema, secrets, near-duplicates)
+in ``lore.capture.checks``, and both stay importable from here."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from lore.capture.build import (
+    Captured,
+    _head_at,
+    build,
+    current_session_id,
+    detect_project,
+    route,
+)
+from lore.capture.checks import (
+    check,
+    check_references,
+    find_duplicate,
+)
+from lore.errors import DuplicateError, InvalidInputError, UsageError
+from lore.store.core import Store
+
+
+def capture(
+    store: Store,
+    text: str,
+    *,
+    kind: str | None = None,
+    fields: dict[str, Any] | None = None,
+    tags: Sequence[str] = (),
+    project: str | None = None,
+    source: str | None = None,
+    force: bool = False,
+    allow_secret: bool = False,
+    timestamp: str | None = None,
+) -> Captured:
+    """Route, build, check and store one record; returns it with any warnings."""
+    _head_at.cache_clear()  # HEAD may have moved since the last capture in this process
+    fields = dict(fields or {})
+    if not text or not text.strip():
+        raise UsageError("nothing to capture: the text is empty")
+    name = route(kind, fields)
+    if name == "failure" and isinstance(fields.get("error_type"), str):
+        from lore.components.failures import canonical_type
+
+        fields["error_type"] = canonical_type(fields["error_type"].strip())
+    captured = build(
+        name,
+        text,
+        fields,
+        tags=tags,
+        project=project,
+        source=source,
+        session_id=current_session_id(store, detect_project(project)),
+        timestamp=timestamp,
+    )
+    record = captured.record
+    check(record, allow_secret=allow_secret)
+    check_references(store, record)
+    if name == "failure":
+        from lore.capture.failure_rules import type_warnings
+
+        captured.warnings.extend(type_warnings(store, record))
+    supersedes = fields.get("supersedes") if name == "decision" else None
+    if supersedes:
+        old = store.get(supersedes)
+        if old.kind != "decision":
+            raise InvalidInputError(f"--supersedes needs a decision id, got {old.kind} {old.id}")
+        record.supersedes = [supersedes]  # type: ignore[attr-defined]
+    # Only a decision naming two entities can contradict one (lore.capture.contradictions).
+    contradicting = name == "decision" and len(record.entities) >= 2  # type: ignore[attr-defined]
+
+    def guard() -> None:
+        if not force:
+            # The decision being superseded is meant to read alike: it is not a duplicate.
+            duplicate = find_duplicate(store, record, ignore=[supersedes] if supersedes else [])
+            if duplicate is not None:
+                raise DuplicateError(
+                    f"a near-duplicate {record.kind} already exists: {duplicate.id} "
+                    f"({duplicate.title[:80]!r}); pass --force to record it anyway",
+                    existing_id=duplicate.id,
+                )
+        if contradicting:
+            from lore.capture.contradictions import find_contradictions
+
+            found = find_contradictions(store, record, ignore=[supersedes] if supersedes else [])
+            record.contradicts = [r.id for r, _ in found]  # type: ignore[attr-defined]
+            captured.warnings.extend(
+                f"contradicts {r.id} ({r.title[:60]!r}): both name {', '.join(shared)}; "
+                f"if it replaces it: lore journal supersede {r.id} --by {record.id}"
+                for r, shared in found
+            )
+
+    store.add([record], guard=guard)
+    if contradicting and record.contradicts:  # type: ignore[attr-defined]
+        from lore.capture.contradictions import record_edges
+
+        record_edges(store, record)
+    if supersedes:
+        store.revise(supersedes, {"status": "superseded", "superseded_by": record.id})
+    return captured

@@ -1,0 +1,157 @@
+"""Recall's text score beyond plain BM25: close variants and companions of a term (the
+only part that reads records: ``lore.recall.associate``), coverage of the query, a record's session
+context (the records captured just before and after it) and the time window a query names.
+Formula: ``lore.recall.ranking``.
+"""
+
+from __future__ import annotations
+
+from array import array
+
+from lore.index.persist import Index
+from lore.recall import associate, ranking
+from lore.store.core import Store
+from lore.timeexpr import Window
+
+CONTEXT_GAP_SECONDS = 6 * 3600.0  # neighbours captured further apart share no context
+CONTEXT_NEXT = 0.3  # share of a record's score the record after it inherits
+CONTEXT_PREV = 0.3  # share the record before it inherits
+ASK_NEXT = 0.7  # share the record after a record that asks something inherits (its answer)
+ASK_SELF = 0.8  # a record that asks keeps this share of its own score
+COVERAGE_POWER = 0.6  # text x (share of the query's terms the record holds) ** this
+WINDOW_BOOST = 2.0  # a record inside the query's time window counts 1 + this times
+ASSOCIATE = True  # a rare term also matches its associates (``lore.recall.associate``)
+
+
+def neighbour(idx: Index, doc: int, step: int) -> int:
+    """The record ``step`` places from ``doc`` in capture order if it shares ``doc``'s
+    context (same kind and project; the same session, or without one the same tags;
+    captured within CONTEXT_GAP_SECONDS), else -1. ``context`` also leaves out contexts
+    made only of a project's blanket tags (``Index.blanket_contexts``)."""
+    other = doc + step
+    if other < 0 or other >= len(idx.kinds) or other in idx.dead:
+        return -1
+    if idx.kinds[other] != idx.kinds[doc] or idx.proj[other] != idx.proj[doc]:
+        return -1
+    if idx.ctx[other] != idx.ctx[doc] or not idx.ctx[doc]:
+        return -1
+    if abs(idx.ts[other] - idx.ts[doc]) > CONTEXT_GAP_SECONDS:
+        return -1
+    return other
+
+
+def context(idx: Index, text: dict[int, float]) -> dict[int, float]:
+    """What each record next to a match inherits from it: CONTEXT_NEXT of the score of
+    the record before it (ASK_NEXT when that record asks), CONTEXT_PREV of the one after
+    it; the larger when both do."""
+    out: dict[int, float] = {}
+    asks, ctx, blanket = idx.asks, idx.ctx, idx.blanket_contexts()
+    for d, s in text.items():
+        if not ctx[d] or ctx[d] in blanket:
+            continue
+        after = ASK_NEXT if asks[d] else CONTEXT_NEXT
+        for step, share in ((1, after), (-1, CONTEXT_PREV)):
+            at = neighbour(idx, d, step)
+            if at >= 0 and share * s > out.get(at, 0.0):
+                out[at] = share * s
+    return out
+
+
+def match(
+    idx: Index, terms: list[str], store: Store | None = None
+) -> tuple[dict[int, float], dict[int, float], set[str], dict[int, int]]:
+    """BM25 of every record for ``terms``: the part from the terms themselves, the part
+    from their close variants, the index terms that matched and how many of ``terms``
+    each record holds (itself or a variant). Occurrences that come from a project's own
+    name or a project's blanket tag (``lore.index.tagwords``) do not count."""
+    n = idx.size
+    k1, b = ranking.K1, ranking.B
+    base, scale = k1 * (1.0 - b), k1 * b * n / max(idx.total_length(), 1)
+    dl, dead = idx.dl, idx.dead
+    vocabulary = idx.vocabulary()
+    exact: dict[int, float] = {}
+    fuzzy: dict[int, float] = {}
+    matched: set[str] = set()
+    held: dict[int, int] = {}
+    every: list[tuple[str, list[tuple[str, float]]]] = []
+    for term in terms:
+        close = ranking.close_terms(term, vocabulary)
+        factors = {v: ranking.FUZZY_WEIGHT * sim for v, sim in close.items()}
+        if store is not None and ASSOCIATE:  # words that keep company with the term
+            for v, strength in associate.associates(idx, store, term).items():
+                share = associate.ASSOC_WEIGHT * strength
+                if v not in terms and share > factors.get(v, 0.0):
+                    factors[v] = share
+        every.append((term, [(term, 1.0), *factors.items()]))
+    # Words of a project's name (or of a tag all its records carry) are not matched text.
+    from lore.index.tagwords import muted as muted_words
+
+    mute = muted_words(idx, {v for _, variants in every for v, _ in variants})
+    # Every record is scored here, filters or not; filters apply to the (fewer) matches.
+    for term, variants in every:
+        own: dict[int, float] = {}
+        near: dict[int, float] = {}
+        for variant, factor in variants:
+            column = idx.postings_of(variant)
+            if not column:
+                continue
+            docs, tfs = column[0::2], column[1::2]
+            less = mute.get(variant)
+            if less:
+                kept = [(d, tf - less.get(d, 0)) for d, tf in zip(docs, tfs)]
+                docs = array("I", [d for d, tf in kept if tf > 0])
+                tfs = array("I", [tf for _, tf in kept if tf > 0])
+            df = len(docs) - (len(dead.intersection(docs)) if dead else 0)
+            if not df:
+                continue
+            matched.add(variant)
+            weight = factor * ranking.idf(n, df) * (k1 + 1.0)
+            if variant == term:  # a record appears once in a term's postings
+                own = {d: weight * tf / (tf + base + scale * dl[d]) for d, tf in zip(docs, tfs)}
+                continue
+            for d, tf in zip(docs, tfs):
+                s = weight * tf / (tf + base + scale * dl[d])
+                if s > near.get(d, 0.0):
+                    near[d] = s
+        for d, s in near.items():  # a term counts once: as itself or as its best variant
+            if s > own.get(d, 0.0):
+                fuzzy[d] = fuzzy.get(d, 0.0) + s
+                own.pop(d, None)
+        for d in (*own, *near):
+            held[d] = held.get(d, 0) + 1
+        if not exact:
+            exact = own
+        else:
+            get = exact.get
+            for d, s in own.items():
+                exact[d] = get(d, 0.0) + s
+    return exact, fuzzy, matched, held
+
+
+def relevance(
+    idx: Index, terms: list[str], window: Window | None = None, store: Store | None = None
+) -> tuple[dict[int, float], dict[int, float], dict[int, float], set[str]]:
+    """Each record's text score for ``terms`` (see ``lore.recall.ranking``): BM25 times coverage,
+    a record that asks keeping ASK_SELF of it, plus what it inherits from its neighbours,
+    times 1 + WINDOW_BOOST inside ``window``. Returns (text, exact, fuzzy, matched)."""
+    exact, fuzzy, matched, held = match(idx, terms, store)
+    text = dict(exact)
+    for d, s in fuzzy.items():
+        text[d] = text.get(d, 0.0) + s
+    if len(terms) > 1:
+        q = len(terms)
+        for d, v in text.items():
+            text[d] = v * (held[d] / q) ** COVERAGE_POWER
+    around = context(idx, text)
+    asks = idx.asks
+    for d in text:
+        if asks[d]:
+            text[d] *= ASK_SELF
+    for d, s in around.items():
+        text[d] = text.get(d, 0.0) + s
+    if window is not None and WINDOW_BOOST:
+        ts, factor = idx.ts, 1.0 + WINDOW_BOOST
+        for d in text:
+            if window.contains(ts[d]):
+                text[d] *= factor
+    return text, exact, fuzzy, matched

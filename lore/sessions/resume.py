@@ -1,0 +1,216 @@
+"""Resume: what the last session left, as one read-only bundle plus a budgeted text form.
+
+Composes the transfer, journal, patterns, failures and intent components. Never
+writes (``--fork`` is the CLI asking transfer to start a session afterwards).
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from lore import clock
+from lore.capture.failure_rules import recurring
+from lore.components.journal import Decision
+from lore.components.patterns import SEVERITY_RANK
+from lore.components.transfer import Session
+from lore.index.view import ProjectView
+from lore.sessions.handoff import last_handoff
+from lore.store.core import Store
+
+RECENT_DECISIONS = 10
+# Which decisions resume shows: the most important, by a weighted sum (see
+# ``rank_decisions``; its static part is ``lore.index.write.decision_weight``).
+W_RECENCY, W_RECALLED = 0.20, 0.10
+TOP_PATTERNS = 5
+MAX_GOALS = 10  # goals listed (by priority); goals_count has them all
+MAX_PENDING = 10  # decisions pending review listed (oldest first); pending_review_count all
+REVIEW_AFTER_DAYS = 3
+
+
+@dataclass
+class ResumeBundle:
+    project: str | None
+    session: dict[str, Any] | None
+    reconstructed: dict[str, Any] | None
+    recent_decisions: list[dict[str, Any]] = field(default_factory=list)
+    patterns: list[dict[str, Any]] = field(default_factory=list)
+    pitfalls: list[dict[str, Any]] = field(default_factory=list)
+    recurring_failures: list[dict[str, Any]] = field(default_factory=list)
+    goals: list[dict[str, Any]] = field(default_factory=list)
+    pending_review: list[dict[str, Any]] = field(default_factory=list)
+    fork: dict[str, Any] | None = None
+    goals_count: int = 0
+    pending_review_count: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "project": self.project,
+            "session": self.session,
+            "reconstructed": self.reconstructed,
+            "recent_decisions": self.recent_decisions,
+            "patterns": self.patterns,
+            "pitfalls": self.pitfalls,
+            "recurring_failures": self.recurring_failures,
+            "goals": self.goals,
+            "goals_count": max(self.goals_count, len(self.goals)),
+            "pending_review": self.pending_review,
+            "pending_review_count": max(self.pending_review_count, len(self.pending_review)),
+            "fork": self.fork,
+        }
+
+
+def resume(
+    store: Store,
+    *,
+    project: str | None,
+    session_id: str | None = None,
+    threshold: int = 3,
+    git: dict[str, Any] | None = None,
+) -> ResumeBundle:
+    """Gather the resume bundle (read-only, apart from refreshing the derived index)."""
+    view = ProjectView(store, project)
+    session: Any
+    if session_id:
+        session = store.get(session_id)
+        if not isinstance(session, Session):
+            from lore.errors import UsageError
+
+            article = "an" if session.kind[0] in "aeiou" else "a"
+            raise UsageError(f"{session_id} is {article} {session.kind}, not a session")
+    else:
+        session = last_handoff(store, project, view.index)
+    bundle = ResumeBundle(project=project, session=None, reconstructed=None)
+    if session is not None:
+        bundle.session = {
+            key: value for key, value in session.to_dict().items() if key in SESSION_KEYS
+        }
+        auto = session.extra.get("auto")
+        carried = auto.get("carried_from") if isinstance(auto, dict) else None
+        bundle.session["carried_from"] = carried if isinstance(carried, str) else None
+    ranked = rank_decisions(view, view.docs("decision"), RECENT_DECISIONS)
+    bundle.recent_decisions = [_decision(view.read(d)) for d in ranked]
+    if session is None:
+        bundle.reconstructed = {
+            "note": "no handoff yet: context rebuilt from recent records and git history",
+            "git": git,
+            "recent_observations": [
+                {"id": o.id, "timestamp": o.timestamp, "content": o.content}
+                for o in map(view.read, view.newest(view.docs("observation"), 5))
+            ],
+        }
+    ts = view.index.ts
+    patterns = sorted(
+        view.docs("pattern"), key=lambda d: (*view.fact(d)[:2], ts[d], d), reverse=True
+    )
+    bundle.patterns = [
+        {
+            "id": p.id,
+            "name": p.name,
+            "solution": p.solution,
+            "confidence": p.confidence,
+            "validations": p.validations,
+        }
+        for p in map(view.read, patterns[:TOP_PATTERNS])
+    ]
+    pitfalls = sorted(view.docs("anti-pattern"), key=lambda d: (_severity(view.fact(d)), ts[d], d))
+    bundle.pitfalls = [
+        {"id": a.id, "name": a.name, "fix": a.fix, "severity": a.severity}
+        for a in map(view.read, pitfalls[:TOP_PATTERNS])
+    ]
+    bundle.recurring_failures = recurring(view, threshold)
+    goals = view.docs("goal", flagged=True)
+    goals.sort(key=lambda d: (SEVERITY_RANK.get(view.fact(d)[1], 9), ts[d], d))
+    bundle.goals_count = len(goals)
+    bundle.goals = [
+        {
+            "id": g.id,
+            "title": g.title,
+            "priority": g.priority,
+            "criteria_met": g.criteria_met[0],
+            "criteria_total": g.criteria_met[1],
+            "completion": g.completion,
+        }
+        for g in map(view.read, goals[:MAX_GOALS])
+    ]
+    cutoff = (clock.parse_timestamp(clock.now()) - timedelta(days=REVIEW_AFTER_DAYS)).timestamp()
+    pending = [d for d in view.docs("decision", flagged=True) if ts[d] <= cutoff]
+    pending.sort(key=lambda d: (ts[d], d))
+    bundle.pending_review_count = len(pending)
+    bundle.pending_review = [_decision(view.read(d)) for d in pending[:MAX_PENDING]]
+    return bundle
+
+
+def rank_decisions(view: ProjectView, docs: list[int], n: int) -> list[int]:
+    """The ``n`` most important of ``docs`` (decisions), most important first.
+
+    importance = decision_weight + W_RECENCY * recency + W_RECALLED * recalled, where
+    ``lore.index.write.decision_weight`` weighs type, outcome (with a lesson's bonus) and
+    spec_quality, and recency (a 30-day half-life) and recalled (how often recall
+    returned it) are recall's. Ties: the newer first. From the index's columns alone;
+    recall counts are looked up only for the decisions that could still make the cut.
+    """
+    from lore.index.history import recall_counts
+    from lore.recall import ranking
+
+    if not docs:
+        return []
+    import math
+    from operator import itemgetter
+
+    idx = view.index
+    pick = itemgetter(*docs) if len(docs) > 1 else lambda column: (column[docs[0]],)
+    times: tuple[float, ...] = pick(idx.ts)
+    # recency = 0.5 ** (age / half-life) = c * exp(k * time): one multiplication a record.
+    # A record without a time (0) comes out at 0, as in recall.
+    k = math.log(2.0) / (ranking.HALF_LIFE_DAYS * 86400.0)
+    now = clock.now_datetime().timestamp()
+    c = W_RECENCY * math.exp(-k * now)
+    exp = math.exp
+    # A record from the future (a clock ahead, a typo) counts as made now.
+    aged = times if max(times) <= now else tuple(min(t, now) for t in times)
+    base = [w + c * exp(k * t) for w, t in zip(pick(idx.dw), aged)]
+    counts = recall_counts(view.store.root)
+    if counts:
+        cutoff = heapq.nlargest(n, base)[-1] - W_RECALLED if len(base) > n else -1.0
+        base = [
+            b + W_RECALLED * ranking.recalled(counts.get(idx.id_of(d), 0)) if b >= cutoff else b
+            for b, d in zip(base, docs)
+        ]
+    # Ties: the newer first, then the later record.
+    return [d for _, _, d in heapq.nlargest(n, zip(base, times, docs))]
+
+
+SESSION_KEYS = (
+    "id",
+    "project",
+    "status",
+    "started_at",
+    "ended_at",
+    "message",
+    "summary",
+    "next_steps",
+    "blockers",
+    "questions",
+    "threads",
+    "git",
+    "parent",
+    "source",
+)
+
+
+def _severity(fact: tuple[Any, ...]) -> int:
+    return SEVERITY_RANK.get(fact[0], 9) if fact else 9
+
+
+def _decision(d: Decision) -> dict[str, Any]:
+    return {
+        "id": d.id,
+        "timestamp": d.timestamp,
+        "decision": d.decision,
+        "rationale": d.rationale,
+        "outcome": d.outcome,
+        "type": d.type,
+    }

@@ -1,0 +1,405 @@
+"""The record store: ``Store`` maps each kind onto its file(s), reads them (cached, folded
+into current state) and adds and revises records under locks; the only module that knows
+the on-disk layout. Folding: ``lore.store.fold``; documents, maps: ``lore.store.documents``."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from lore import clock
+from lore.errors import DataError, InvalidInputError, NotFoundError
+from lore.model import Dir, Log, Map, R, Record, class_for_id, kind_class, kinds
+from lore.paths import COMPONENTS, DataRoot, resolve_root
+from lore.storage import jsonl
+from lore.storage.atomic import atomic_write, fsync_dir
+from lore.storage.jsonl import ReadIssue
+from lore.storage.lock import locked
+
+# Also importable from here, as before the split.
+from lore.store.documents import (
+    delete_map_entry,
+    document_record,
+    dump_document,
+    load_dir,
+    load_map,
+    load_tree,
+    put_map_entry,
+    read_document,
+    read_fast,
+    update_document,
+)
+from lore.store.fold import REVISE, fold
+
+PROGRESS_EVERY = 500  # records between progress calls of a bulk add
+
+
+class Store:
+    """All records under one data root."""
+
+    def __init__(self, root: DataRoot | Path | str | None = None) -> None:
+        if isinstance(root, DataRoot):
+            self.root = root
+        else:
+            self.root = resolve_root(root)
+        self.issues: list[ReadIssue] = []
+        self._cache: dict[str, tuple[Any, dict[str, Record]]] = {}
+        self._kind_issues: dict[str, list[ReadIssue]] = {}
+        # Derived data a long-lived process (``lore mcp``) keeps between calls: set to a
+        # dict to keep the search index in memory (refreshed from the files on each use).
+        self.kept: dict[str, Any] | None = None
+
+    # -- layout --------------------------------------------------------------------
+
+    @property
+    def path(self) -> Path:
+        return self.root.path
+
+    def data_dir(self, component: str) -> Path:
+        return self.root.component_dir(component)
+
+    def location(self, kind: str | type[Record]) -> Path:
+        """The file (log, map) or directory (one file per record) holding ``kind``."""
+        cls = kind_class(kind) if isinstance(kind, str) else kind
+        storage = cls.KIND.storage
+        base = self.data_dir(cls.KIND.component)
+        if isinstance(storage, Dir):
+            return base / storage.dir
+        return base / storage.file
+
+    def init(self) -> list[Path]:
+        """Create every component's ``data/`` directory; returns the ones created."""
+        created = []
+        for name in COMPONENTS:
+            path = self.data_dir(name)
+            if not path.is_dir():
+                path.mkdir(parents=True, exist_ok=True)
+                created.append(path)
+        return created
+
+    # -- reading -------------------------------------------------------------------
+
+    def records(self, kind: str | type[Record], *, hidden: bool = False) -> list[Record]:
+        """Current state of every record of ``kind``, oldest first."""
+        cls = kind_class(kind) if isinstance(kind, str) else kind
+        found = list(self._load(cls).values())
+        return found if hidden else [r for r in found if not r.hidden]
+
+    def of(self, cls: type[R], *, hidden: bool = False) -> list[R]:
+        """Typed form of :meth:`records` for code that knows the class."""
+        return self.records(cls, hidden=hidden)  # type: ignore[return-value]
+
+    def all_records(self, *, hidden: bool = False) -> list[Record]:
+        out: list[Record] = []
+        for cls in kinds().values():
+            out.extend(self.records(cls, hidden=hidden))
+        return out
+
+    def matching(
+        self, kind: str | type[Record], keep: Callable[[dict[str, Any]], bool]
+    ) -> list[Record]:
+        """:meth:`records` (hidden ones included) pre-filtered on their stored state.
+
+        ``keep`` sees each record's latest state (the dict :meth:`Record.from_dict`
+        gets) and must return True for every record the caller could want: it is a
+        cheap first cut, not the final test, and callers check the records it lets
+        through. Only those are built, so asking a 100,000-line log for the few
+        records that matter skips building the rest. Kinds that are not logs, and
+        logs already loaded, are returned whole. Read issues are not recorded here
+        (:meth:`records` reports them).
+        """
+        cls = kind_class(kind) if isinstance(kind, str) else kind
+        storage = cls.KIND.storage
+        location = self.location(cls)
+        cached = self._cache.get(cls.KIND.name)
+        if not isinstance(storage, Log) or (cached is not None and cached[0] == _stamp(location)):
+            return self.records(cls, hidden=True)
+        with jsonl.gc_paused():
+            rows, _ = jsonl.read(location)
+            states, _ = fold(rows, str(location))
+            return [cls.from_dict(data) for data in states.values() if keep(data)]
+
+    def get(self, record_id: str) -> Record:
+        cls = class_for_id(record_id)
+        if cls is not None and isinstance(cls.KIND.storage, Dir):
+            if not _SAFE_NAME.fullmatch(record_id):
+                cls = None  # never a file name; it may still be a project's name
+            else:
+                # A document is found by its file name, without parsing its directory.
+                found = self._read_one(cls, record_id)
+                if found is not None:
+                    return found
+        # Projects are keyed by free-form names, so "pat-tools" may be a project.
+        project = kind_class("project")
+        candidates = [cls, project] if cls and cls is not project else [project]
+        for candidate in candidates:
+            record = self._load(candidate).get(record_id)
+            if record is not None:
+                return record
+        if cls is not None and isinstance(cls.KIND.storage, Dir):
+            self._unreadable(cls, record_id)
+        raise NotFoundError(f"no record with id {record_id!r}", id=record_id)
+
+    def _unreadable(self, cls: type[Record], record_id: str) -> None:
+        """Raise ``DataError`` when the id's document exists but does not parse: a read
+        or a change of it must say why (file and line), never "not found"."""
+        file = self._document(cls, record_id)
+        if not file.is_file():
+            return
+        try:
+            read_document(file)
+        except DataError as exc:
+            details = {k: v for k, v in exc.details.items() if k != "id"}
+            raise DataError(
+                f"{exc.message} (record {record_id} cannot be read or changed until the "
+                "file is fixed)",
+                id=record_id,
+                **details,
+            ) from None
+
+    def find(self, record_id: str) -> Record | None:
+        try:
+            return self.get(record_id)
+        except (NotFoundError, DataError):
+            return None
+
+    def _load(self, cls: type[Record]) -> dict[str, Record]:
+        location = self.location(cls)
+        stamp = _stamp(location)
+        cached = self._cache.get(cls.KIND.name)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        storage = cls.KIND.storage
+        before = len(self.issues)
+        if isinstance(storage, Log):
+            records = self._load_log(cls, location)
+        elif isinstance(storage, Dir):
+            records = load_dir(cls, location, storage, self.issues)
+        else:
+            records = load_map(cls, location, storage, self.issues)
+        # A reload replaces this kind's issues: the same bad line is reported once.
+        stale = {id(issue) for issue in self._kind_issues.get(cls.KIND.name, ())}
+        self._kind_issues[cls.KIND.name] = self.issues[before:]
+        if stale:
+            self.issues[:] = [issue for issue in self.issues if id(issue) not in stale]
+        self._cache[cls.KIND.name] = (stamp, records)
+        return records
+
+    def _load_log(self, cls: type[Record], path: Path) -> dict[str, Record]:
+        with jsonl.gc_paused():  # a record per line, all kept: collections free nothing
+            rows, issues = jsonl.read(path)
+            self.issues.extend(issues)
+            states, _ = fold(rows, str(path), self.issues)
+            return {rid: cls.from_dict(data) for rid, data in states.items()}
+
+    # -- writing -------------------------------------------------------------------
+
+    def add(
+        self,
+        records: Iterable[Record],
+        *,
+        guard: Callable[[], None] | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
+        """Store new records: one locked write per log file, one new file per document.
+
+        ``guard`` runs while every target is locked, just before the write, so a
+        check it makes (a duplicate search) cannot race another writer. ``progress``
+        is told how many records are written so far (a bulk import draws a bar).
+        """
+        records = list(records)
+        by_log: dict[Path, list[dict[str, Any]]] = defaultdict(list)
+        # One location per class, not per record: a bulk import adds 100,000 at once.
+        locations = {cls: self.location(cls) for cls in {type(r) for r in records}}
+        targets = sorted(set(locations.values()))
+        written: set[Path] = set()  # document folders, each made durable once at the end
+        with ExitStack() as stack:
+            for target in targets:
+                stack.enter_context(locked(target))
+            if guard is not None:
+                guard()
+            done = 0
+            for record in records:
+                storage = record.KIND.storage
+                location = locations[type(record)]
+                done += 1
+                if progress is not None and done % PROGRESS_EVERY == 0:
+                    progress(done)
+                if isinstance(storage, Log):
+                    by_log[location].append(record.to_dict())
+                elif isinstance(storage, Dir):
+                    file = location / f"{record.id}{storage.suffix}"
+                    written.add(location)
+                    try:
+                        data = dump_document(file, record.to_dict())
+                        atomic_write(file, data, exclusive=True, sync_dir=False)
+                    except FileExistsError:
+                        raise InvalidInputError(
+                            f"{file} already exists; refusing to overwrite record {record.id}",
+                            id=record.id,
+                        ) from None
+                else:
+                    put_map_entry(location, storage, record, new=True)
+            for path, objs in by_log.items():
+                jsonl.append(path, objs, lock=False)
+            if progress is not None:
+                progress(done)
+            for folder in written:  # one fsync makes every new name in it durable
+                fsync_dir(folder)
+        for kind in {r.kind for r in records}:
+            self._cache.pop(kind, None)
+
+    def revise(
+        self, record_id: str, changes: dict[str, Any], *, reason: str | None = None
+    ) -> Record:
+        """Change fields of an existing record (an appended revision for logs)."""
+        return self.update(record_id, lambda _state: changes, reason=reason)
+
+    def update(
+        self,
+        record_id: str,
+        fn: Callable[[dict[str, Any]], dict[str, Any] | None],
+        *,
+        reason: str | None = None,
+    ) -> Record:
+        """Read-modify-write one record: ``fn(state) -> changes`` runs under its lock.
+
+        ``state`` is the record's ``to_dict()`` read while the lock is held, so a
+        change computed from it (``validations + 1``) cannot be lost to another
+        writer. Empty changes write nothing. ``fn`` must not write to the store itself
+        (the lock is not re-entrant).
+        """
+        cls = class_for_id(record_id)
+        document = cls is not None and isinstance(cls.KIND.storage, Dir)
+        if cls is None or not (document and self._document(cls, record_id).is_file()):
+            # (a document is found by its file name, without parsing its whole directory)
+            cls = type(self.get(record_id))
+        storage = cls.KIND.storage
+        location = self.location(cls)
+        target = self._document(cls, record_id)
+        with locked(target):
+            record, tree = self._reread(cls, record_id, target)
+            changes = fn(record.to_dict())
+            if changes:
+                if changes.get("id", record_id) != record_id:
+                    raise InvalidInputError("id cannot be changed", field="id", id=record_id)
+                candidate = cls.from_dict({**record.to_dict(), **changes})
+                bad = [p for p in candidate.problems() if p[0] in changes]
+                if bad:
+                    field, message = bad[0]
+                    raise InvalidInputError(f"{field} {message}", field=field, id=record_id)
+                if isinstance(storage, Log):
+                    line: dict[str, Any] = {
+                        "_op": REVISE,
+                        "id": record_id,
+                        "timestamp": clock.now(),
+                        "set": changes,
+                    }
+                    if reason:
+                        line["reason"] = reason
+                    jsonl.append(location, [line], lock=False)
+                elif isinstance(storage, Dir):
+                    update_document(target, changes, tree)
+                    record = document_record(cls, record_id, target, tree)
+                else:
+                    put_map_entry(
+                        location, storage, candidate, new=False, changes=changes, key=record_id
+                    )
+        self._cache.pop(cls.KIND.name, None)
+        # A document's new state is the tree just written: no directory re-read needed.
+        return record if isinstance(storage, Dir) else self.get(record_id)
+
+    def _read_one(self, cls: type[Record], record_id: str) -> Record | None:
+        """The document ``<id><suffix>``, if it exists and holds that record."""
+        file = self._document(cls, record_id)
+        try:
+            record = cls.from_dict(read_fast(file))
+        except (OSError, DataError):
+            return None  # missing or unreadable: the full load reports it properly
+        record.id = record.id or record_id
+        return record if record.id == record_id else None
+
+    def _document(self, cls: type[Record], record_id: str) -> Path:
+        """The file of a one-document-per-record kind (for other kinds, their file).
+
+        An id that could leave the directory (``../x``, ``a/b``, a NUL byte) names no
+        document: it never becomes a path.
+        """
+        storage = cls.KIND.storage
+        if isinstance(storage, Dir):
+            if not _SAFE_NAME.fullmatch(record_id):
+                raise NotFoundError(f"no record with id {record_id!r}", id=record_id)
+            return self.location(cls) / f"{record_id}{storage.suffix}"
+        return self.location(cls)
+
+    def _reread(self, cls: type[Record], record_id: str, target: Path) -> tuple[Record, Any]:
+        """The record's current state, read afresh (the caller holds its lock).
+
+        For a document, also the parsed tree that changes are written into (parsed once).
+        """
+        if isinstance(cls.KIND.storage, Dir):
+            try:
+                tree = load_tree(target)
+            except FileNotFoundError:
+                raise NotFoundError(f"no record with id {record_id!r}", id=record_id) from None
+            return document_record(cls, record_id, target, tree), tree
+        if not isinstance(cls.KIND.storage, Log):
+            # A replaced map file can keep its size and mtime; appends always grow a log.
+            self._cache.pop(cls.KIND.name, None)
+        record = self._load(cls).get(record_id)
+        if record is None:
+            raise NotFoundError(f"no record with id {record_id!r}", id=record_id)
+        return record, None
+
+    def remove_entry(self, kind: str | type[Record], key: str) -> Record:
+        """Delete the entry ``key`` of a map document (a registry project), under its lock;
+        the rest of the file (comments, order, unknown keys) stays as it was."""
+        cls = kind_class(kind) if isinstance(kind, str) else kind
+        storage = cls.KIND.storage
+        if not isinstance(storage, Map):
+            raise InvalidInputError(
+                f"{cls.KIND.name} records cannot be removed", kind=cls.KIND.name
+            )
+        path = self.location(cls)
+        with locked(path):
+            self._cache.pop(cls.KIND.name, None)
+            record = self._load(cls).get(key)
+            if record is None:
+                raise NotFoundError(f"no {cls.KIND.name} named {key!r}", id=key)
+            delete_map_entry(path, storage, key)
+        self._cache.pop(cls.KIND.name, None)
+        return record
+
+
+# A document's id is its file name: letters, digits, "_", "-" and inner dots only.
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,200}(?<!\.)")
+
+
+def _stamp(path: Path) -> Any:
+    """A cheap change detector for a file or a directory of files."""
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if path.is_dir():  # documents may be edited in place: look at every file
+        found = []
+        with os.scandir(path) as entries:
+            for e in entries:
+                # Dot files are another writer's temporary file or lock sidecar: they
+                # come and go at any moment, and no record lives in them.
+                if e.name.startswith("."):
+                    continue
+                try:
+                    info = e.stat()
+                except FileNotFoundError:  # removed while we looked: not there
+                    continue
+                # The inode too: an atomic replace within one coarse mtime tick keeps
+                # the size.
+                found.append((e.name, e.inode(), info.st_mtime_ns, info.st_size))
+        return tuple(sorted(found))
+    return (st.st_mtime_ns, st.st_size, st.st_ino)

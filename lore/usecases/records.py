@@ -1,0 +1,97 @@
+"""Use cases on records of any kind: list them, read a log record's stored history, retract
+one (a revision, through the secrets gate). The CLI, the MCP server and ``lore.api`` call them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from lore.model import Log, Record, class_for_id, kind_class
+from lore.storage import jsonl
+from lore.store.core import REVISE, Store
+
+
+def list_records(
+    store: Store,
+    kind: str,
+    *,
+    hidden: bool = False,
+    tags: Sequence[str] = (),
+    project: str | None = None,
+    limit: int = 0,
+) -> list[Record]:
+    """Records of ``kind``, newest first, filtered by tags (all must match) and project."""
+    records = store.records(kind_class(kind), hidden=hidden)
+    if tags:
+        wanted = set(tags)
+        records = [r for r in records if wanted <= set(r.tags)]
+    if project:
+        records = [r for r in records if r.project == project or project in r.tags]
+    records = sorted(records, key=lambda r: str(r.timestamp or ""), reverse=True)
+    return records[:limit] if limit else records
+
+
+def record_history(store: Store, record_id: str) -> list[dict[str, Any]]:
+    """The stored lines behind a log record: its creation line, then its revisions."""
+    cls = class_for_id(record_id)
+    if cls is None or not isinstance(cls.KIND.storage, Log):
+        return []
+    from lore.store.fold import _order_key
+
+    rows, _ = jsonl.read(store.location(cls))
+    lines: list[dict[str, Any]] = []
+    seen: set[bytes] = set()
+    for _, obj in rows:
+        key = jsonl.dumps(obj)
+        if obj.get("id") == record_id and key not in seen:  # union-merge twins count once
+            seen.add(key)
+            lines.append(obj)
+    creation = [obj for obj in lines if obj.get("_op") != REVISE][:1]
+    ordered = sorted(
+        enumerate(obj for obj in lines if obj.get("_op") == REVISE),
+        key=lambda item: (_order_key(item[1].get("timestamp")), item[0]),
+    )
+    return creation + [obj for _, obj in ordered]
+
+
+def article(word: str) -> str:
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
+
+
+def retract(
+    store: Store, record_id: str, *, reason: str | None = None, allow_secret: bool = False
+) -> tuple[Record, str]:
+    """Withdraw a record; returns it and the retraction time (``retracted_at``).
+
+    Every kind stored in a log can be retracted (an appended revision line), and the
+    documents whose ``status`` allows ``retracted`` (patterns, anti-patterns: edited
+    in place, atomically). The change sets ``retracted_at`` and, given a reason,
+    ``retraction_reason``; kinds with such a status also get ``status: retracted``.
+    """
+    from lore import clock
+    from lore.errors import InvalidInputError
+    from lore.model import retracts_by_status
+    from lore.secrets.gate import gate
+
+    if reason:
+        gate({"reason": reason}, allow_secret=allow_secret)
+    record = store.get(record_id)
+    cls = type(record)
+    by_status = retracts_by_status(cls)
+    if not by_status and not isinstance(cls.KIND.storage, Log):
+        raise InvalidInputError(f"{article(record.kind)} cannot be retracted", id=record_id)
+    when = clock.now()
+
+    def change(state: dict[str, Any]) -> dict[str, Any]:
+        if cls.from_dict(state).retracted:
+            raise InvalidInputError(f"{record_id} is already retracted", id=record_id)
+        changes: dict[str, Any] = {"status": "retracted"} if by_status else {}
+        changes["retracted_at"] = when
+        if reason:
+            changes["retraction_reason"] = reason
+        return changes
+
+    # The reason is in the change itself (retraction_reason), not repeated on the line.
+    updated = store.update(record_id, change)
+    return updated, when
