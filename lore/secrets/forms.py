@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from lore.secrets.policy import Detector, Hit, fake_token, is_placeholder, lazy
+from lore.secrets.policy import Accept, Detector, Hit, fake_token, is_placeholder, lazy
 
 _NEWLINE = r"(?:\r?\n|\\r?\\n)"  # a real line break, or "\n" escaped in JSON
 
@@ -27,7 +27,7 @@ def _b64decode(value: str) -> bytes | None:
 
     value = value.strip().rstrip("=").replace("-", "+").replace("_", "/")
     try:
-        return binascii.a2b_base64(value + "=" * (-len(value) % 4), strict_mode=True)
+        return binascii.a2b_base64(value + "=" * (-len(value) % 4))
     except (binascii.Error, ValueError):
         return None
 
@@ -74,7 +74,7 @@ def _value(m: re.Match[str]) -> tuple[int, int]:
     return m.span()
 
 
-def _judged(rule: str, *, loose: bool = False, same_as: str | None = None):  # type: ignore[no-untyped-def]
+def _judged(rule: str, *, loose: bool = False, same_as: str | None = None) -> Accept:
     """An accept that judges the value group with the placeholder policy."""
 
     def accept(m: re.Match[str], text: str) -> Hit | None:
@@ -186,7 +186,8 @@ FORMS: tuple[Detector, ...] = (
         (
             lazy(r"\"(?P<kind>auth)\"[ \t]*:[ \t]*\"(?P<v>[A-Za-z0-9+/]{6,1024}={0,2})\""),
             lazy(
-                r"_(?P<kind>auth)[ \t]*=[ \t]*[\"']?(?P<v>[A-Za-z0-9+/]{6,1024}={0,2})(?![A-Za-z0-9+/=])"
+                r"_(?P<kind>auth)[ \t]*=[ \t]*[\"']?"
+                r"(?P<v>[A-Za-z0-9+/]{6,1024}={0,2})(?![A-Za-z0-9+/=])"
             ),
             lazy(r"\"(?P<kind>identitytoken)\"[ \t]*:[ \t]*\"(?P<v>[^\"\s]{16,4096})\""),
         ),
@@ -280,7 +281,8 @@ FORMS: tuple[Detector, ...] = (
     Detector(
         (
             lazy(
-                r"^[ \t]*[^\s:#]{1,253}:(?:[0-9]{1,5}|\*):[^\s:]{1,128}:[^\s:]{1,128}:(?P<v>\S{1,256})",
+                r"^[ \t]*[^\s:#]{1,253}:(?:[0-9]{1,5}|\*):[^\s:]{1,128}:[^\s:]{1,128}:"
+                r"(?P<v>\S{1,256})",
                 re.MULTILINE,
             ),
         ),
