@@ -302,17 +302,16 @@ def _credential_name(key: str) -> bool:
 
 def _collect(value: Any, path: str, key: object, out: list[tuple[str, object, str]]) -> None:
     """Append ``(field path, mapping key, text)`` for every string inside ``value``, and
-    ``(path, None, key)`` for every mapping key that is a string."""
+    ``("<path>.<key NAME>", None, NAME)`` for every mapping key that is a string."""
     if isinstance(value, str):
         out.append((path, key, value))
     elif value is None or isinstance(value, (bool, int, float)):
         return  # the common non-string scalars; skip the slower Mapping check
     elif isinstance(value, (dict, Mapping)):
         for name, item in value.items():
-            child = f"{path}.{name}" if path else str(name)
-            if isinstance(name, str):
-                out.append((child, None, name))
-            _collect(item, child, name, out)
+            if isinstance(name, str):  # the key itself: "extra.<key NAME>"
+                out.append((f"{path}.<key {name}>" if path else f"<key {name}>", None, name))
+            _collect(item, f"{path}.{name}" if path else str(name), name, out)
     elif isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
             _collect(item, f"{path}[{i}]", None, out)
