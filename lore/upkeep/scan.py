@@ -109,7 +109,7 @@ def scan(store: Store, *, redact: bool = False) -> ScanResult:
             if finding.record in done and finding.redactable:
                 finding.current = False
         for moved in {f.file for f in result.current if f.file.endswith(QUARANTINE_SUFFIX)}:
-            _redact_quarantine(store.path / moved)
+            _redact_quarantine(store.path / moved, store.path)
             for finding in result.findings:
                 if finding.file == moved:
                     finding.current = False
@@ -309,7 +309,7 @@ def _scan_quarantine(store: Store, file: Path, result: ScanResult) -> None:
             result.findings.append(_finding(name, number, None, path, rule, secret))
 
 
-def _redact_quarantine(path: Path) -> None:
+def _redact_quarantine(path: Path, within: Path) -> None:
     """Mask each entry's text (and its bytes) in a quarantine file, atomically, under its
     lock: a moved line keeps its place and reason, not its credential."""
     import base64
@@ -341,7 +341,7 @@ def _redact_quarantine(path: Path) -> None:
                 out.append(orjson.dumps(masked))
             else:
                 out.append(line)
-        atomic_write(path, b"\n".join(out))
+        atomic_write(path, b"\n".join(out), within=within)
 
 
 def _redact(store: Store, findings: list[Finding]) -> list[str]:
