@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import base64
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -265,6 +266,16 @@ NEGATIVES = [
 
 def test_rule_table() -> None:
     assert {rule: RULES[rule] for rule in PINNED} == PINNED
+
+
+def test_the_contract_lists_every_rule_in_order() -> None:
+    """LORE_CONTRACT.md §7.9's table is the documented list of kinds: rule ids and kinds
+    exactly as the gate reports them, in the order the detectors run."""
+    contract = Path(__file__).parents[1] / "LORE_CONTRACT.md"
+    text = contract.read_text(encoding="utf-8")
+    section = text[text.index("### 7.9 Secrets gate") : text.index("### 7.10")]
+    rows = re.findall(r"^\| `([a-z0-9-]+)` \| ([^|]+?) \| [^|]+ \|$", section, re.MULTILINE)
+    assert rows == list(RULES.items())
 
 
 def test_every_rule_has_a_positive_case() -> None:

@@ -155,36 +155,40 @@ _MARKERS = lazy(r"\[REDACTED:[a-z0-9-]{1,40}\]")
 _GATES = ("_", "~", "$", "-", ".", ":", "/", "=", '"')
 
 
-def _trigger_groups(
-    *, lower: bool = False, dense: bool = False
-) -> tuple[tuple[str, tuple[tuple[str, int], ...]], ...]:
-    """``((gate, ((trigger, detector bits), ...)), ...)``; gate "" for triggers with none.
+_Groups = tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
 
-    A trigger that holds a shorter one is tested only when the shorter one was found
-    (below it in the same group), and each distinct trigger once.
-    """
-    bits: dict[str, int] = {}
+
+def _trigger_groups() -> tuple[_Groups, _Groups, _Groups]:
+    """The triggers of the plain, the lower-case and the dense detectors, each as
+    ``((gate, ((trigger, detector bits), ...)), ...)`` (gate "" for triggers with none),
+    every distinct trigger once, shorter ones first."""
+    bits: tuple[dict[str, int], dict[str, int], dict[str, int]] = ({}, {}, {})
     for i, detector in enumerate(DETECTORS):
-        if (detector.lower, detector.dense) == (lower, dense):
-            for trigger in detector.triggers:
-                bits[trigger] = bits.get(trigger, 0) | 1 << i
-    groups: dict[str, list[tuple[str, int]]] = {}
-    for trigger in sorted(bits, key=len):
-        gate = next((g for g in _GATES if g in trigger), "")
-        groups.setdefault(gate, []).append((trigger, bits[trigger]))
-    return tuple((gate, tuple(group)) for gate, group in groups.items())
+        which = bits[2 if detector.dense else 1 if detector.lower else 0]
+        for trigger in detector.triggers:
+            which[trigger] = which.get(trigger, 0) | 1 << i
+    out = []
+    for found in bits:
+        groups: dict[str, list[tuple[str, int]]] = {}
+        for trigger in sorted(found, key=len):
+            gate = ""
+            for candidate in _GATES:
+                if candidate in trigger:
+                    gate = candidate
+                    break
+            groups.setdefault(gate, []).append((trigger, found[trigger]))
+        out.append(tuple((gate, tuple(group)) for gate, group in groups.items()))
+    return out[0], out[1], out[2]
 
 
-_GROUPS = _trigger_groups()
-_LOWER_GROUPS = _trigger_groups(lower=True)
-_DENSE_GROUPS = _trigger_groups(dense=True)
+_GROUPS, _LOWER_GROUPS, _DENSE_GROUPS = _trigger_groups()
 _ALWAYS = sum(1 << i for i, d in enumerate(DETECTORS) if not d.triggers)  # no literal
 _CONTEXT = tuple((1 << i, d.context) for i, d in enumerate(DETECTORS) if d.context)
 _EVERY = (1 << len(DETECTORS)) - 1
 _EVERY_DENSE = sum(1 << i for i, d in enumerate(DETECTORS) if d.dense)
 
 
-def _triggered(haystack: str, groups: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]) -> int:
+def _triggered(haystack: str, groups: _Groups) -> int:
     found = 0
     for gate, group in groups:
         if not gate or gate in haystack:
@@ -235,7 +239,12 @@ def _active(text: str, low: str) -> list[Detector]:
     for bit, words in _CONTEXT:
         if active & bit and not any(word in low for word in words):
             active &= ~bit
-    return [d for i, d in enumerate(DETECTORS) if active >> i & 1]
+    found = []
+    while active:  # the set bits, lowest first: the detectors' order
+        bit = active & -active
+        found.append(DETECTORS[bit.bit_length() - 1])
+        active ^= bit
+    return found
 
 
 def _hits(text: str) -> Iterator[Hit]:
