@@ -14,10 +14,11 @@ from lore.secrets.policy import ALNUM, Detector, Hit, fake_token, is_placeholder
 _TRAILING_PUNCT = ".,:;!?"
 _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 _AWS_SECRET_VALUE = lazy(r"[A-Za-z0-9/+=]{40}")
-_AUTH_VALUE = lazy(
-    r"(?i:bearer|token|basic|bot|ssws|apikey|api-key|key)[ \t]+(?P<v>[A-Za-z0-9._~+/=-]{16,4096})"
-)
+# "Authorization: <scheme> <credential>" (Bearer, Basic, Token, Bot, SSWS, Splunk, ...),
+# or the credential alone.
+_AUTH_VALUE = lazy(r"(?:[A-Za-z][A-Za-z0-9_-]{1,24}[ \t]+)?(?P<v>[A-Za-z0-9._~+/=-]{16,4096})")
 _KEY_CHARS = lazy(r"[A-Za-z0-9+=_.~-]+")
+_ALNUM_RUN = lazy(r"[A-Za-z0-9]{32,}")
 
 # A "<word>_key" names a credential unless the word says it is an identifier's key.
 _NOT_CREDENTIAL_KEYS = frozenset(
@@ -47,6 +48,7 @@ KEY_NAMES = (  # (literal start, pattern)
     ("token", r"token"),
     ("authorization", r"authorization"),
     ("key", r"key"),  # app_key, DD_APPLICATION_KEY, signingKey: see _qualified_key
+    ("pat", r"pat"),  # AZURE_DEVOPS_PAT, a personal access token: judged as a key
 )
 KEY_NAME = lazy("(?:" + "|".join(p for _, p in KEY_NAMES) + rf"){_SUFFIX}\Z", re.IGNORECASE)
 
@@ -58,10 +60,23 @@ def key_starts_word(text: str, start: int, end: int | None = None) -> bool:
         return True
     before = text[start - 1]
     if before not in ALNUM:
-        return before != "$"  # $PWD is the shell's working directory
+        # $PWD is the shell's working directory; $password = "..." is an assignment.
+        return before != "$" or not text.startswith(("pwd", "PWD"), start)
     if (before.islower() or before.isdigit()) and text[start].isupper():  # dbPassword
         return True
-    return end is not None and before.isupper() and text[start:end].isupper()
+    if end is not None and before.isupper() and text[start:end].isupper():  # PGPASSWORD
+        return True
+    glued = start
+    while glued > 0 and text[glued - 1].isalpha() and start - glued <= 8:
+        glued -= 1
+    # A known word glued on (authtoken, apitoken, dbpassword), not any letters (bypass).
+    return (glued == 0 or not text[glued - 1].isalnum()) and text[glued:start].lower() in _GLUED
+
+
+_GLUED = frozenset(
+    "auth access refresh api bearer session oauth bot client app db root admin user smtp "
+    "mail master ssh".split()
+)
 
 
 def _qualifier(text: str, key_start: int) -> str:
@@ -80,16 +95,23 @@ def _qualifier(text: str, key_start: int) -> str:
 def _qualified_key(text: str, key_start: int, value: str) -> bool:
     """``<word>_key = <value>`` is a credential when the word does not name an identifier
     (``primary_key``, ``cache_key``) and the value looks like one: 16+ characters of a
-    key's alphabet with letters and digits, no spaces, no slashes (a path)."""
+    key's alphabet with letters and digits, no spaces, no slashes (a path). A bare
+    ``key`` (kaggle.json's ``"key"``) needs 32 or more letters and digits."""
     word = _qualifier(text, key_start)
-    if not word or word in _NOT_CREDENTIAL_KEYS or word.isdigit():
+    if not word:
+        return _ALNUM_RUN.fullmatch(value) is not None and _mixed(value)
+    if word in _NOT_CREDENTIAL_KEYS or word.isdigit():
         return False
-    return (
-        len(value) >= 16
-        and _KEY_CHARS.fullmatch(value) is not None
-        and any(c.isdigit() for c in value)
-        and any(c.isalpha() for c in value)
-    )
+    return _keyish(value)
+
+
+def _keyish(value: str) -> bool:
+    """16 or more characters of a key's alphabet, letters and digits both."""
+    return len(value) >= 16 and _KEY_CHARS.fullmatch(value) is not None and _mixed(value)
+
+
+def _mixed(value: str) -> bool:
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
 def is_aws_key(key: str, text: str, key_start: int) -> bool:
@@ -141,6 +163,11 @@ def _assignment(m: re.Match[str], text: str) -> Hit | None:
     if not key_starts_word(text, key_start, m.end("key")):
         return None  # mypassword=  $PWD:
     key = m.group("key")  # lowercase: these patterns run on text.lower()
+    sep = m.group("sep")
+    if sep == "," and not m.group("close"):
+        return None  # "password, token and key": a list, not define('PASSWORD', '...')
+    if sep == ">" and not _in_element(text, key_start):
+        return None  # "password > 8 characters"
     aws = key.startswith("secret") and is_aws_key(key, text, key_start)
     for group in ("dq", "sq", "bq", "bare"):
         if m.start(group) >= 0:
@@ -150,10 +177,23 @@ def _assignment(m: re.Match[str], text: str) -> Hit | None:
     if key == "authorization" and bare:  # "Bearer <token>" continues past the first space
         end = min(len(text), start + 4200)
     elif bare:
+        if sep == ">":  # <password>value</password>
+            close = text.find("<", start, end)
+            end = close if close >= 0 else end
         end = _strip_trailing_punctuation(text, start, end)
     if key == "key" and not _qualified_key(text, key_start, text[start:end]):
         return None
-    return judge(key, aws, text, start, end, bare=bare, loose=bare and m.group("sep") == ":")
+    if key == "pat" and not _keyish(text[start:end]):
+        return None
+    return judge(key, aws, text, start, end, bare=bare, loose=bare and sep == ":")
+
+
+def _in_element(text: str, key_start: int) -> bool:
+    """Whether the name at ``key_start`` ends an XML element's name: ``<db.password>``."""
+    i = key_start
+    while i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_.:-"):
+        i -= 1
+    return i > 0 and text[i - 1] == "<"
 
 
 def keyed_rule(key: object, value: str) -> str | None:
@@ -167,6 +207,8 @@ def keyed_rule(key: object, value: str) -> str | None:
     value = value.strip()
     if name == "key" and not _qualified_key(key, m.start(), value):
         return None
+    if name == "pat" and not _keyish(value):
+        return None
     aws = name.startswith("secret") and is_aws_key(name, key, m.start())
     hit = judge(name, aws, value, 0, len(value))
     return hit[2] if hit else None
@@ -175,27 +217,73 @@ def keyed_rule(key: object, value: str) -> str | None:
 def _assignment_pattern(name: str, shortest: int) -> re.Pattern[str]:
     """Key ``name``, a separator, then a quoted or bare value of ``shortest``+ characters.
 
-    Values too short to be real never match, so prose such as "token= is parsed" is
-    rejected inside the regex engine rather than in Python.
+    After the name: an optional closing quote or bracket (``"password":``,
+    ``ENV["PASSWORD"] =``), then ``=``, ``:``, ``:=``, ``=>``, ``==``; ``,`` after a
+    closing quote (``define('DB_PASSWORD', '...')``); ``>`` closing an XML element
+    (``<password>...</password>``). Values too short to be real never match, so prose
+    such as "token= is parsed" is rejected inside the regex engine rather than in Python.
     """
     n = shortest
     return lazy(
         f"(?P<key>{name}){_SUFFIX}"
-        r"[\"']?[ \t]{0,4}(?P<sep>:=|=>|==|=|:)[ \t]{0,4}"
+        r"(?P<close>[\"']\]?|\])?[ \t]{0,4}(?P<sep>:=|=>|==|=|:|,|>)[ \t]{0,4}"
         rf"""(?:"(?P<dq>[^"\r\n]{{{n},1024}})"|'(?P<sq>[^'\r\n]{{{n},1024}})'"""
         rf"""|`(?P<bq>[^`\r\n]{{{n},1024}})`"""
         rf"""|["'`]?(?P<bare>[^\s"'`,;&]{{{n},256}}))"""  # bare: also an unclosed quote
     )
 
 
-_SHORTEST = {"authorization": 1, "key": 16}  # "Authorization: Basic <token>" starts short
+def _quoted_password(m: re.Match[str], text: str) -> Hit | None:
+    """``PASSWORD 'S3cret'`` (SQL's ``WITH PASSWORD``, ``IDENTIFIED BY``): a quoted value
+    after the word and a space."""
+    if m.group("key") and not key_starts_word(text, m.start("key"), m.end("key")):
+        return None
+    group = "dq" if m.start("dq") >= 0 else "sq"
+    return judge("password", False, text, m.start(group), m.end(group))
 
-ASSIGNMENTS: tuple[Detector, ...] = tuple(
+
+def _name_value(m: re.Match[str], text: str) -> Hit | None:
+    """A name and its value on two lines or in two attributes: a Kubernetes or GitHub
+    Actions ``env`` entry (``- name: DB_PASSWORD`` / ``value: ...``), an XML
+    ``<add key="ApiKey" value="..."/>``."""
+    name = text[m.start("name") : m.end("name")]
+    rule = keyed_rule(name, text[m.start("v") : m.end("v")])
+    return (m.start("v"), m.end("v"), rule) if rule else None
+
+
+# "Authorization: Basic <token>" starts short; a key or a PAT is long.
+_SHORTEST = {"authorization": 1, "key": 16, "pat": 16}
+_QUOTED = r"""(?:'(?P<sq>[^'\r\n]{6,256})'|"(?P<dq>[^"\r\n]{6,256})")"""
+
+ASSIGNMENTS: tuple[Detector, ...] = (
+    *(
+        Detector(
+            (_assignment_pattern(name, _SHORTEST.get(start, 6)),),
+            (start,),
+            _assignment,
+            lower=True,
+        )
+        for start, name in KEY_NAMES
+    ),
     Detector(
-        (_assignment_pattern(name, _SHORTEST.get(start, 6)),),
-        (start,),
-        _assignment,
+        (
+            lazy(rf"(?P<key>pass(?:word|wd)?)[ \t]+{_QUOTED}"),
+            lazy(rf"identified[ \t]+by[ \t]+(?:password[ \t]+)?(?P<key>){_QUOTED}"),
+        ),
+        ("pass", "identified"),
+        _quoted_password,
         lower=True,
-    )
-    for start, name in KEY_NAMES
+    ),
+    Detector(
+        (
+            lazy(
+                r"name:[ \t]*[\"']?(?P<name>[a-z0-9_.-]{1,100})[\"']?[ \t]*\r?\n"
+                r"[ \t]*-?[ \t]*value:[ \t]*[\"']?(?P<v>[^\s\"']{6,1024})"
+            ),
+            lazy(r'key="(?P<name>[^"\r\n]{1,100})"[ \t]+value="(?P<v>[^"\r\n]{6,1024})"'),
+        ),
+        ("name:", 'value="'),
+        _name_value,
+        lower=True,
+    ),
 )

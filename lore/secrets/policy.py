@@ -1,12 +1,12 @@
 """What the secrets detectors share: the placeholder policy (what is clearly not a
-credential), the detector shape (a literal-prefixed pattern plus a judge) and the
-helpers that build token detectors. Standard library only; imported by the rule modules.
+credential), the detector shape (a literal-prefixed pattern plus a judge), and the token
+format row (``Token``) with the builder that turns rows into detectors.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 # --- placeholder policy -----------------------------------------------------------------
@@ -163,3 +163,120 @@ class Detector:
         # characters without whitespace: a token, a URL. Prose has few such runs, so
         # the triggers of dense detectors are looked for in those runs only.
         self.dense = dense
+
+
+# --- token formats ----------------------------------------------------------------------
+
+
+class Token:
+    """One token format: ``prefix`` (a literal, searched for fast) then ``rest``.
+
+    A ``before`` character may not precede the token and an ``end`` character may not
+    follow it. ``back`` is a fixed-width pattern (``back_width`` characters) the token
+    starts with *before* the literal, for formats whose constant part sits in the middle
+    (``<14>.atlasv1.<64>``). ``triggers``: the substrings whose absence rules the row out
+    (default: the prefix). ``judge``: a last look at the whole token (False: not a
+    credential). ``context``: see ``Detector.context``.
+    """
+
+    __slots__ = (
+        "back",
+        "back_width",
+        "before",
+        "context",
+        "end",
+        "judge",
+        "prefix",
+        "rest",
+        "rule",
+        "triggers",
+    )
+
+    def __init__(
+        self,
+        rule: str,
+        prefix: str,
+        rest: str,
+        before: str = TOKEN_CLASS,
+        end: str = TOKEN_CLASS,
+        back: str = "",
+        back_width: int = 0,
+        triggers: tuple[str, ...] = (),
+        judge: Callable[[str], bool] | None = None,
+        context: tuple[str, ...] = (),
+    ) -> None:
+        self.rule, self.prefix, self.rest, self.before, self.end = rule, prefix, rest, before, end
+        self.back, self.back_width, self.triggers = back, back_width, triggers
+        self.judge, self.context = judge, context
+
+
+def _pattern(row: Token) -> re.Pattern[str]:
+    """The row as one regex that starts with its literal prefix (fast for sre to find).
+
+    The ``before`` check sits right after the literal, so a prefix repeated inside a
+    token ("sk-sk-sk-...") fails at once instead of rescanning the token's body.
+    """
+    literal = re.escape(row.prefix)
+    if row.back:
+        guard = f"(?<=(?<!{row.before}){row.back}{literal})"
+    else:
+        guard = f"(?<!{row.before}{literal})"
+    return lazy(f"{literal}{guard}{row.rest}(?!{row.end})")
+
+
+def _accept(rows: list[Token], *, url: bool = False) -> Accept:
+    width = {row.prefix: row.back_width for row in rows}
+    judges = {row.prefix: row.judge for row in rows if row.judge}
+    rule = rows[0].rule
+    longest_first = sorted(width, key=len, reverse=True)  # "NRAL" before "NR"
+
+    def accept(m: re.Match[str], text: str) -> Hit | None:
+        token = m.group()
+        start = m.start()
+        prefix = _prefix_of(token, longest_first)
+        start -= width.get(prefix, 0)
+        whole = text[start : m.end()]
+        if fake_token(whole):
+            return None
+        judge = judges.get(prefix)
+        if judge is not None and not judge(whole):
+            return None
+        if url:
+            start = _url_start(text, start)
+        return start, m.end(), rule
+
+    return accept
+
+
+def _prefix_of(token: str, prefixes: Iterable[str]) -> str:
+    for prefix in prefixes:
+        if token.startswith(prefix):
+            return prefix
+    return ""
+
+
+def _url_start(text: str, start: int) -> int:
+    """Back over the host name before ``start`` and the ``https://`` before it."""
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in ".-"):
+        start -= 1
+    for scheme in ("https://", "http://"):
+        if text.startswith(scheme, start - len(scheme)):
+            return start - len(scheme)
+    return start
+
+
+def detectors(rows: tuple[Token, ...], *, url: bool = False) -> tuple[Detector, ...]:
+    """One detector per rule (and context), in the order the rules first appear in ``rows``."""
+    by_rule: dict[tuple[str, tuple[str, ...]], list[Token]] = {}
+    for row in rows:
+        by_rule.setdefault((row.rule, row.context), []).append(row)
+    return tuple(
+        Detector(
+            tuple(_pattern(row) for row in group),
+            tuple(t for row in group for t in (row.triggers or (row.prefix,))),
+            _accept(group, url=url),
+            context=context,
+            dense=True,
+        )
+        for (_rule, context), group in by_rule.items()
+    )

@@ -12,8 +12,16 @@ import re
 
 from lore.secrets.forms import FORMS
 from lore.secrets.keys import ASSIGNMENTS
-from lore.secrets.policy import TOKEN_CLASS, Detector, Hit, fake_token, is_placeholder, lazy
-from lore.secrets.tokens import TOKENS, WEBHOOKS, detectors
+from lore.secrets.policy import (
+    TOKEN_CLASS,
+    Detector,
+    Hit,
+    detectors,
+    fake_token,
+    is_placeholder,
+    lazy,
+)
+from lore.secrets.tokens import TOKENS, WEBHOOKS
 
 # rule id -> kind. Stable ids: callers, tests and --json output rely on them; the table
 # in LORE_CONTRACT.md §7.9 lists them in this order (a test checks it).
@@ -120,6 +128,10 @@ KINDS: dict[str, str] = {
     "figma-token": "Figma personal access token",
     "typeform-token": "Typeform personal token",
     "contentful-token": "Contentful management token",
+    "launchdarkly-key": "LaunchDarkly SDK key",
+    "adobe-secret": "Adobe client secret",
+    "frameio-token": "Frame.io API token",
+    "tailscale-key": "Tailscale auth or API key",
     "adafruit-key": "Adafruit IO key",
     "mapbox-token": "Mapbox secret token",
     "dropbox-token": "Dropbox access token",

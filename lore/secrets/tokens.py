@@ -1,5 +1,6 @@
 """The fixed-format credentials: one row per token format (a literal prefix, the body that
-follows, the characters that may not touch it), built into detectors by ``detectors()``.
+follows, the characters that may not touch it), built into detectors by
+``lore.secrets.policy.detectors``.
 
 The formats were learnt from the providers' documentation and from maintained scanners'
 rule sets (gitleaks, trufflehog, detect-secrets); each row is lore's own reading of them.
@@ -7,66 +8,12 @@ rule sets (gitleaks, trufflehog, detect-secrets); each row is lore's own reading
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable
-
-from lore.secrets.policy import (
-    ALNUM_CLASS,
-    TOKEN_CLASS,
-    WORD_CLASS,
-    Accept,
-    Detector,
-    Hit,
-    fake_token,
-    lazy,
-)
+from lore.secrets.policy import ALNUM_CLASS, WORD_CLASS, Token
 
 _B64_CLASS = "[A-Za-z0-9+/=]"
 _B64URL_CLASS = "[A-Za-z0-9+/=_-]"
 _HEX32 = "[0-9a-f]{32}"
 _UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-
-
-class Token:
-    """One token format: ``prefix`` (a literal, searched for fast) then ``rest``.
-
-    A ``before`` character may not precede the token and an ``end`` character may not
-    follow it. ``back`` is a fixed-width pattern (``back_width`` characters) the token
-    starts with *before* the literal, for formats whose constant part sits in the middle
-    (``<14>.atlasv1.<64>``). ``triggers``: the substrings whose absence rules the row out
-    (default: the prefix). ``judge``: a last look at the whole token (False: not a
-    credential). ``context``: see ``Detector.context``.
-    """
-
-    __slots__ = (
-        "back",
-        "back_width",
-        "before",
-        "context",
-        "end",
-        "judge",
-        "prefix",
-        "rest",
-        "rule",
-        "triggers",
-    )
-
-    def __init__(
-        self,
-        rule: str,
-        prefix: str,
-        rest: str,
-        before: str = TOKEN_CLASS,
-        end: str = TOKEN_CLASS,
-        back: str = "",
-        back_width: int = 0,
-        triggers: tuple[str, ...] = (),
-        judge: Callable[[str], bool] | None = None,
-        context: tuple[str, ...] = (),
-    ) -> None:
-        self.rule, self.prefix, self.rest, self.before, self.end = rule, prefix, rest, before, end
-        self.back, self.back_width, self.triggers = back, back_width, triggers
-        self.judge, self.context = judge, context
 
 
 def _mixed(token: str) -> bool:
@@ -358,6 +305,14 @@ TOKENS: tuple[Token, ...] = (
     Token("figma-token", "figd_", "[A-Za-z0-9_-]{40,80}"),
     Token("typeform-token", "tfp_", "[A-Za-z0-9_.=-]{40,80}", end="[A-Za-z0-9_.=-]"),
     Token("contentful-token", "CFPAT-", "[A-Za-z0-9_-]{43}"),
+    Token("launchdarkly-key", "sdk-", _UUID),
+    Token("adobe-secret", "p8e-", "[A-Za-z0-9]{32}", judge=_mixed),
+    Token("frameio-token", "fio-u-", "[A-Za-z0-9_=-]{64}"),
+    Token(
+        "tailscale-key",
+        "tskey-",
+        "(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{6,20}-[A-Za-z0-9]{20,64}",
+    ),
     Token("adafruit-key", "aio_", "[A-Za-z0-9]{28}", judge=_mixed),
     Token("mapbox-token", "sk.eyJ", r"[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}", ALNUM_CLASS),
     Token(
@@ -406,75 +361,3 @@ WEBHOOKS: tuple[Token, ...] = (
         "[A-Za-z0-9@/_-]",
     ),
 )
-
-
-def _pattern(row: Token) -> re.Pattern[str]:
-    """The row as one regex that starts with its literal prefix (fast for sre to find).
-
-    The ``before`` check sits right after the literal, so a prefix repeated inside a
-    token ("sk-sk-sk-...") fails at once instead of rescanning the token's body.
-    """
-    literal = re.escape(row.prefix)
-    if row.back:
-        guard = f"(?<=(?<!{row.before}){row.back}{literal})"
-    else:
-        guard = f"(?<!{row.before}{literal})"
-    return lazy(f"{literal}{guard}{row.rest}(?!{row.end})")
-
-
-def _accept(rows: list[Token], *, url: bool = False) -> Accept:
-    width = {row.prefix: row.back_width for row in rows}
-    judges = {row.prefix: row.judge for row in rows if row.judge}
-    rule = rows[0].rule
-    longest_first = sorted(width, key=len, reverse=True)  # "NRAL" before "NR"
-
-    def accept(m: re.Match[str], text: str) -> Hit | None:
-        token = m.group()
-        start = m.start()
-        prefix = _prefix_of(token, longest_first)
-        start -= width.get(prefix, 0)
-        whole = text[start : m.end()]
-        if fake_token(whole):
-            return None
-        judge = judges.get(prefix)
-        if judge is not None and not judge(whole):
-            return None
-        if url:
-            start = _url_start(text, start)
-        return start, m.end(), rule
-
-    return accept
-
-
-def _prefix_of(token: str, prefixes: Iterable[str]) -> str:
-    for prefix in prefixes:
-        if token.startswith(prefix):
-            return prefix
-    return ""
-
-
-def _url_start(text: str, start: int) -> int:
-    """Back over the host name before ``start`` and the ``https://`` before it."""
-    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in ".-"):
-        start -= 1
-    for scheme in ("https://", "http://"):
-        if text.startswith(scheme, start - len(scheme)):
-            return start - len(scheme)
-    return start
-
-
-def detectors(rows: tuple[Token, ...], *, url: bool = False) -> tuple[Detector, ...]:
-    """One detector per rule (and context), in the order the rules first appear in ``rows``."""
-    by_rule: dict[tuple[str, tuple[str, ...]], list[Token]] = {}
-    for row in rows:
-        by_rule.setdefault((row.rule, row.context), []).append(row)
-    return tuple(
-        Detector(
-            tuple(_pattern(row) for row in group),
-            tuple(t for row in group for t in (row.triggers or (row.prefix,))),
-            _accept(group, url=url),
-            context=context,
-            dense=True,
-        )
-        for (_rule, context), group in by_rule.items()
-    )
