@@ -74,8 +74,10 @@ def key_starts_word(text: str, start: int, end: int | None = None) -> bool:
 
 
 _GLUED = frozenset(
-    "auth access refresh api bearer session oauth bot client app db root admin user smtp "
-    "mail master ssh".split()  # noqa: SIM905 - a word list reads better as words
+    """
+    auth access refresh api bearer session oauth bot client app db root admin user smtp
+    mail master ssh
+    """.split()  # noqa: SIM905 - a word list reads better as words
 )
 
 
