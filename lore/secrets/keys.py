@@ -16,9 +16,13 @@ _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 _AWS_SECRET_VALUE = lazy(r"[A-Za-z0-9/+=]{40}")
 # "Authorization: <scheme> <credential>" (Bearer, Basic, Token, Bot, SSWS, Splunk, ...),
 # or the credential alone.
-_AUTH_VALUE = lazy(r"(?:[A-Za-z][A-Za-z0-9_-]{1,24}[ \t]+)?(?P<v>[A-Za-z0-9._~+/=-]{16,4096})")
+_AUTH_VALUE = lazy(
+    r"(?:(?P<scheme>[A-Za-z][A-Za-z0-9_-]{1,24})[ \t]+)?(?P<v>[A-Za-z0-9._~+/=-]{16,4096})"
+)
+_AUTH_ALONE = 24  # a credential with no scheme before it: at least this long, mixed
 _KEY_CHARS = lazy(r"[A-Za-z0-9+=_.~-]+")
 _ALNUM_RUN = lazy(r"[A-Za-z0-9]{32,}")
+_FILE_NAME = lazy(r"\.[A-Za-z][A-Za-z0-9]{0,4}\Z")  # a key naming a file: "ami-….bin"
 
 # A "<word>_key" names a credential unless the word says it is an identifier's key.
 _NOT_CREDENTIAL_KEYS = frozenset(
@@ -36,7 +40,7 @@ _NOT_CREDENTIAL_KEYS = frozenset(
 # prefix with a fast substring search, where an alternation would be tried at every
 # character. They run on text.lower(), so "PASSWORD", "Password" and "dbPassword" match.
 # A name may end in a suffix that still names the credential (``secret_key_base``).
-_SUFFIX = r"(?:[_.-](?:base|value|b64|base64|hex|data))?"
+_SUFFIX = r"(?:[_-](?:base|value|b64|base64|hex|data))?"  # not ".": token.value is code
 KEY_NAMES = (  # (literal start, pattern)
     ("pass", r"pass(?:word|wd|phrase)?"),
     ("pwd", r"pwd"),
@@ -54,8 +58,8 @@ KEY_NAME = lazy("(?:" + "|".join(p for _, p in KEY_NAMES) + rf"){_SUFFIX}\Z", re
 
 
 def key_starts_word(text: str, start: int, end: int | None = None) -> bool:
-    """A key name starts at ``start``: after a non-letter or a camelCase hump, not "$";
-    or inside an upper-case name (``PGPASSWORD``) when ``text[start:end]`` is upper case."""
+    """A key name starts at ``start``: after a non-letter or a camelCase hump, not "$"
+    before ``pwd``; or after a known word glued on (``authtoken``, ``PGPASSWORD``)."""
     if start == 0:
         return True
     before = text[start - 1]
@@ -63,8 +67,6 @@ def key_starts_word(text: str, start: int, end: int | None = None) -> bool:
         # $PWD is the shell's working directory; $password = "..." is an assignment.
         return before != "$" or not text.startswith(("pwd", "PWD"), start)
     if (before.islower() or before.isdigit()) and text[start].isupper():  # dbPassword
-        return True
-    if end is not None and before.isupper() and text[start:end].isupper():  # PGPASSWORD
         return True
     glued = start
     while glued > 0 and text[glued - 1].isalpha() and start - glued <= 8:
@@ -76,7 +78,7 @@ def key_starts_word(text: str, start: int, end: int | None = None) -> bool:
 _GLUED = frozenset(
     """
     auth access refresh api bearer session oauth bot client app db root admin user smtp
-    mail master ssh
+    mail master ssh pg mysql redis ldap ftp proxy vnc rdp wifi
     """.split()  # noqa: SIM905 - a word list reads better as words
 )
 
@@ -102,9 +104,9 @@ def _qualified_key(text: str, key_start: int, value: str) -> bool:
     word = _qualifier(text, key_start)
     if not word:
         return _ALNUM_RUN.fullmatch(value) is not None and _mixed(value)
-    if word in _NOT_CREDENTIAL_KEYS or word.isdigit():
-        return False
-    return _keyish(value)
+    if word.isdigit() or any(word.endswith(w) for w in _NOT_CREDENTIAL_KEYS):
+        return False  # primary_key, S3ObjectKey, partitionKey
+    return _keyish(value) and not _FILE_NAME.search(value)
 
 
 def _keyish(value: str) -> bool:
@@ -133,6 +135,8 @@ def judge(
         value = auth.group("v")
         if fake_token(value) or is_placeholder(value):
             return None
+        if not auth.group("scheme") and (len(value) < _AUTH_ALONE or not _mixed(value)):
+            return None  # "AggregationAuthorization": "af31…" is an id, not a header
         return auth.start("v"), auth.end("v"), "authorization-header"
     value = text[start:end]
     if aws and _AWS_SECRET_VALUE.fullmatch(value):
@@ -166,10 +170,18 @@ def _assignment(m: re.Match[str], text: str) -> Hit | None:
         return None  # mypassword=  $PWD:
     key = m.group("key")  # lowercase: these patterns run on text.lower()
     sep = m.group("sep")
-    if sep == "," and not m.group("close"):
-        return None  # "password, token and key": a list, not define('PASSWORD', '...')
+    close = m.group("close") or ""
+    if sep == "," and not (
+        close in ('"', "'")
+        and key != "authorization"
+        and m.group("bare") is None
+        and _first_argument(text, key_start)
+    ):
+        return None  # "password, token", ("Token", x): a list, not define('PASSWORD', '…')
     if sep == ">" and not _in_element(text, key_start):
         return None  # "password > 8 characters"
+    if key == "pass" and close and (key_start == 0 or text[key_start - 1] not in "_-."):
+        return None  # {'pass': 'The "pass" statement'}: Python's keyword, not a password
     aws = key.startswith("secret") and is_aws_key(key, text, key_start)
     for group in ("dq", "sq", "bq", "bare"):
         if m.start(group) >= 0:
@@ -180,14 +192,36 @@ def _assignment(m: re.Match[str], text: str) -> Hit | None:
         end = min(len(text), start + 4200)
     elif bare:
         if sep == ">":  # <password>value</password>
-            close = text.find("<", start, end)
-            end = close if close >= 0 else end
+            closing = text.find("</", start, end)
+            if closing < 0:
+                return None  # <password>@host: not an element's text
+            end = closing
         end = _strip_trailing_punctuation(text, start, end)
     if key == "key" and not _qualified_key(text, key_start, text[start:end]):
         return None
     if key == "pat" and not _keyish(text[start:end]):
         return None
-    return judge(key, aws, text, start, end, bare=bare, loose=bare and sep == ":")
+    # After a comma the value is a second argument: it must look like a credential, not
+    # a name ("('Token', 'copy_context')").
+    # After an index (x["token"] = value) a bare value is code unless it looks like data.
+    listed = sep == "," or (bare and "]" in close)
+    return judge(
+        key, aws, text, start, end, bare=bare or listed, loose=(bare and sep == ":") or listed
+    )
+
+
+def _first_argument(text: str, key_start: int) -> bool:
+    """Whether the quoted name around ``key_start`` is a call's first argument:
+    ``define('DB_PASSWORD', …)``, not an item of a list or tuple."""
+    i = key_start
+    while i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_"):
+        i -= 1  # a constant's name: DB_PASSWORD, not "gitlab-token"
+    if i == 0 or text[i - 1] not in "\"'":
+        return False
+    i -= 1
+    while i > 0 and text[i - 1] in " \t":
+        i -= 1
+    return i > 0 and text[i - 1] == "("
 
 
 def _in_element(text: str, key_start: int) -> bool:
@@ -241,7 +275,7 @@ def _quoted_password(m: re.Match[str], text: str) -> Hit | None:
     if m.group("key") and not key_starts_word(text, m.start("key"), m.end("key")):
         return None
     group = "dq" if m.start("dq") >= 0 else "sq"
-    return judge("password", False, text, m.start(group), m.end(group))
+    return judge("password", False, text, m.start(group), m.end(group), bare=True, loose=True)
 
 
 def _name_value(m: re.Match[str], text: str) -> Hit | None:
@@ -269,10 +303,10 @@ ASSIGNMENTS: tuple[Detector, ...] = (
     ),
     Detector(
         (
-            lazy(rf"(?P<key>pass(?:word|wd)?)[ \t]+{_QUOTED}"),
+            lazy(rf"(?P<key>pass(?:word|wd))[ \t]+{_QUOTED}"),
             lazy(rf"identified[ \t]+by[ \t]+(?:password[ \t]+)?(?P<key>){_QUOTED}"),
         ),
-        ("pass", "identified"),
+        ("password", "passwd", "identified"),
         _quoted_password,
         lower=True,
     ),

@@ -73,6 +73,8 @@ _REFERENCE = lazy(
     re.VERBOSE,
 )
 _IDENTIFIER = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
+_DOTTED = lazy(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")  # Config.DB_PASSWORD, ASLLexer.PASS
+_KEBAB = lazy(r"[a-z]+(?:-[a-z]+)+")
 _VARIABLE = lazy(r"[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+")  # user_input  newPassword
 _NON_ALNUM = lazy(r"[\W_]+")
 _SPACE = lazy(r"\s")
@@ -94,8 +96,8 @@ def is_placeholder(value: str, *, bare: bool = False, loose: bool = False) -> bo
     """
     if len(value) < _MIN_VALUE_LEN or _REFERENCE.match(value) or _TEMPLATE.search(value):
         return True
-    if bare and _VARIABLE.fullmatch(value):
-        return True
+    if bare and (_VARIABLE.fullmatch(value) or _DOTTED.fullmatch(value) or value[0] in "([{"):
+        return True  # user_input, ASLLexer.PASS, (client_id, ...): code, not a literal
     chars = set(value)
     if chars <= _MASK_CHARS or len(chars) == 1:
         return True  # ******  xxxxxxxx  aaaaaaaa
@@ -107,6 +109,8 @@ def is_placeholder(value: str, *, bare: bool = False, loose: bool = False) -> bo
         return True
     if any(part in word for part in _PLACEHOLDER_PARTS):
         return True
+    if _KEBAB.fullmatch(value):
+        return True  # "no-password-required": words, not a secret
     if _SPACE.search(value):
         words = value.split()
         if sum(w.isalpha() for w in words) * 2 > len(words):
