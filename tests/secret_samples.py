@@ -240,6 +240,12 @@ SAMPLES: list[tuple[str, str]] = [
     ("password-assignment", join("CREATE USER app IDENTIFIED BY '", "S3cr3tPa55", "';")),
     ("password-assignment", join("ALTER ROLE app WITH LOGIN PASSWORD '", "S3cr3tPa55", "';")),
     ("secret-assignment", join('os.environ["API_KEY"] = "', body(24), '"')),
+    ("secret-assignment", join('var telegramToken string = "', body(30), '"')),
+    ("secret-assignment", join('val discordToken: String = "', body(30), '"')),
+    ("secret-assignment", join('$linearToken .= "', body(30), '"')),
+    ("secret-assignment", join('SENTRY_TOKEN ::= "', body(30), '"')),
+    ("secret-assignment", join("<grafanaToken>\n    ", body(30), "\n</grafanaToken>")),
+    ("secret-assignment", join('System.setProperty("DOPPLER_TOKEN", "', body(30), '")')),
     ("secret-assignment", join('{"username": "ada", "key": "', hexs(32), '"}')),  # kaggle.json
     ("secret-assignment", join("AZURE_DEVOPS_PAT=", lower(52))),
     ("secret-assignment", join("authtoken: ", body(27), "_", body(20))),  # ngrok.yml

@@ -114,12 +114,12 @@ def _is_token_char(c: str) -> bool:
 
 
 def _telegram(m: re.Match[str], text: str) -> Hit | None:
-    """``<bot id>:<35 characters>``: the id is 6 to 12 digits, alone or after ``bot``."""
+    """``<bot id>:<35 characters>``: the id is 5 to 16 digits, alone or after ``bot``."""
     start = m.start()
     digits = start
-    while digits > 0 and text[digits - 1].isdigit() and start - digits <= 12:
+    while digits > 0 and text[digits - 1].isdigit() and start - digits <= 16:
         digits -= 1
-    if not 6 <= start - digits <= 12:
+    if not 5 <= start - digits <= 16:
         return None
     before = text[digits - 1] if digits else " "
     if (before.isalnum() or before in "_-") and not text.endswith("bot", 0, digits):

@@ -192,10 +192,10 @@ def _assignment(m: re.Match[str], text: str) -> Hit | None:
         end = min(len(text), start + 4200)
     elif bare:
         if sep == ">":  # <password>value</password>
-            closing = text.find("</", start, end)
-            if closing < 0:
+            closing = text.find("</", start, end + 81)
+            if closing < 0 or (closing > end and text[end:closing].strip()):
                 return None  # <password>@host: not an element's text
-            end = closing
+            end = min(end, closing)
         end = _strip_trailing_punctuation(text, start, end)
     if key == "key" and not _qualified_key(text, key_start, text[start:end]):
         return None
@@ -254,15 +254,18 @@ def _assignment_pattern(name: str, shortest: int) -> re.Pattern[str]:
     """Key ``name``, a separator, then a quoted or bare value of ``shortest``+ characters.
 
     After the name: an optional closing quote or bracket (``"password":``,
-    ``ENV["PASSWORD"] =``), then ``=``, ``:``, ``:=``, ``=>``, ``==``; ``,`` after a
-    closing quote (``define('DB_PASSWORD', '...')``); ``>`` closing an XML element
-    (``<password>...</password>``). Values too short to be real never match, so prose
+    ``ENV["PASSWORD"] =``), an optional ``string`` type (Go, Kotlin, TypeScript), then
+    ``=``, ``:``, ``:=`` (and make's ``::=``), ``.=``, ``??=``, ``=>``, ``==``; ``,``
+    after a closing quote (``define('DB_PASSWORD', '...')``); ``>`` closing an XML element
+    (``<password>...</password>``, the value on its own line too). Values too short to be real never match, so prose
     such as "token= is parsed" is rejected inside the regex engine rather than in Python.
     """
     n = shortest
     return lazy(
         f"(?P<key>{name}){_SUFFIX}"
-        r"(?P<close>[\"']\]?|\])?[ \t]{0,4}(?P<sep>:=|=>|==|=|:|,|>)[ \t]{0,4}"
+        r"(?P<close>[\"']\]?|\])?"
+        r"(?:[ \t]*:[ \t]*string\??|[ \t]+string)?"  # a type: apiKey: string =, token string =
+        r"[ \t]{0,4}(?P<sep>:{1,3}=|\.=|\?\?=|=>|==|=|:|,|>)(?:[ \t]{0,4}|(?<=>)\s{0,80})"
         rf"""(?:"(?P<dq>[^"\r\n]{{{n},1024}})"|'(?P<sq>[^'\r\n]{{{n},1024}})'"""
         rf"""|`(?P<bq>[^`\r\n]{{{n},1024}})`"""
         rf"""|["'`]?(?P<bare>[^\s"'`,;&]{{{n},256}}))"""  # bare: also an unclosed quote
