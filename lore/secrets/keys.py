@@ -257,8 +257,9 @@ def _assignment_pattern(name: str, shortest: int) -> re.Pattern[str]:
     ``ENV["PASSWORD"] =``), an optional ``string`` type (Go, Kotlin, TypeScript), then
     ``=``, ``:``, ``:=`` (and make's ``::=``), ``.=``, ``??=``, ``=>``, ``==``; ``,``
     after a closing quote (``define('DB_PASSWORD', '...')``); ``>`` closing an XML element
-    (``<password>...</password>``, the value on its own line too). Values too short to be real never match, so prose
-    such as "token= is parsed" is rejected inside the regex engine rather than in Python.
+    (``<password>...</password>``, the value on its own line too). Values too short to be
+    real never match, so prose such as "token= is parsed" is rejected inside the regex
+    engine rather than in Python.
     """
     n = shortest
     return lazy(
