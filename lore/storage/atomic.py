@@ -73,12 +73,8 @@ def write_output(path: Path, data: bytes) -> None:
     """
     try:
         mode = os.stat(path).st_mode  # through every link: what the name reaches
-    except (FileNotFoundError, NotADirectoryError):
-        mode = None
-    except OSError as exc:
-        from lore.errors import DataError
-
-        raise DataError(f"{path}: cannot write: {exc.strerror or exc}", file=str(path)) from None
+    except OSError:
+        mode = None  # a new file, or unreachable: the write itself says why
     real = os.path.realpath(path)
     if mode is not None and (
         stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or real.startswith(("/proc/", "/dev/fd/"))

@@ -42,10 +42,8 @@ def followed(path: Path, within: Path | None = None, *, action: str = "replace")
     regular file, or when ``within`` is given and the link leads outside it."""
     try:
         mode = os.lstat(path).st_mode
-    except FileNotFoundError:
-        return path
-    except OSError as exc:
-        raise DataError(f"{path}: cannot write: {exc.strerror or exc}", file=str(path)) from None
+    except OSError:
+        return path  # missing (a new file), or unreachable: the write itself says why
     if stat.S_ISLNK(mode):
         target = Path(os.path.realpath(path))
         if within is not None and not inside(target, within):
@@ -56,12 +54,8 @@ def followed(path: Path, within: Path | None = None, *, action: str = "replace")
             )
         try:
             mode = os.stat(target).st_mode
-        except FileNotFoundError:
+        except OSError:
             return target  # a dangling link: the write creates the file it names
-        except OSError as exc:
-            raise DataError(
-                f"{path}: cannot write: {exc.strerror or exc}", file=str(path)
-            ) from None
         path = target
     if not stat.S_ISREG(mode):
         raise DataError(

@@ -223,3 +223,13 @@ def test_doctor_flags_links_out_of_the_root_and_special_files(
     repaired = run("doctor", "--repair", "--json")  # leaves the link alone, writes nothing
     assert repaired.exit_code == 4
     assert decisions.is_symlink() and outside.read_text() == ""
+
+
+def test_a_path_under_a_file_is_an_os_error_not_a_data_error(tmp_path: Path) -> None:
+    """Callers that tolerate an unwritable cache catch OSError: the link checks keep it."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(OSError):
+        atomic_write(blocker / "cache" / "index.bin", b"x")
+    with pytest.raises(OSError):
+        write_output(blocker / "out.jsonl", b"x")
