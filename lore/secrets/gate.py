@@ -215,7 +215,8 @@ def _matches(detector: Detector, haystack: str) -> Iterator[re.Match[str]]:
 
 def _dense(text: str) -> str:
     """The runs of ``DENSE_RUN`` or more characters without whitespace, one per line."""
-    return "\n".join([run for run in text.split() if len(run) >= DENSE_RUN])
+    # Each distinct run once: a trigger test needs no repeats (logs and code repeat a lot).
+    return "\n".join(dict.fromkeys([run for run in text.split() if len(run) >= DENSE_RUN]))
 
 
 def _active(text: str, low: str) -> list[Detector]:
