@@ -19,13 +19,24 @@ def strip_private(text: str) -> str:
     return PRIVATE.sub(PRIVATE_MARK, text)
 
 
-def safe(text: str, limit: int = 0) -> str:
-    """Private parts dropped, credentials masked, whitespace collapsed, cut to ``limit``."""
+def masked(text: str) -> str:
+    """Private parts dropped and credentials masked; nothing else changed."""
     from lore.secrets.gate import redact
 
-    cleaned = " ".join(redact(strip_private(text)).split())
+    return redact(strip_private(text))
+
+
+def safe(text: str, limit: int = 0) -> str:
+    """Private parts dropped, credentials masked, then (never before: a cut or a collapsed
+    line break can leave a key no rule recognises) whitespace collapsed and the text cut
+    to ``limit``, never inside a redaction marker."""
+    cleaned = " ".join(masked(text).split())
     if limit and len(cleaned) > limit:
-        cleaned = cleaned[: limit - 1].rstrip() + "…"
+        cut = cleaned[: limit - 1]
+        opened = cut.rfind("[REDACTED:")
+        if opened >= 0 and "]" not in cut[opened:]:
+            cut = cut[:opened]
+        cleaned = cut.rstrip() + "…"
     return cleaned
 
 
