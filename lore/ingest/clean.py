@@ -31,13 +31,19 @@ def safe(text: str, limit: int = 0) -> str:
     line break can leave a key no rule recognises) whitespace collapsed and the text cut
     to ``limit``, never inside a redaction marker."""
     cleaned = " ".join(masked(text).split())
-    if limit and len(cleaned) > limit:
-        cut = cleaned[: limit - 1]
-        opened = cut.rfind("[REDACTED:")
-        if opened >= 0 and "]" not in cut[opened:]:
-            cut = cut[:opened]
-        cleaned = cut.rstrip() + "…"
-    return cleaned
+    return cut(cleaned, limit) if limit else cleaned
+
+
+def cut(text: str, limit: int, mark: str = "…") -> str:
+    """``text`` (already masked) at most ``limit`` characters, ``mark`` ending a cut one;
+    never cut inside a redaction marker (a cut marker reads as text that lost its secret)."""
+    if len(text) <= limit:
+        return text
+    kept = text[: limit - len(mark)]
+    opened = kept.rfind("[REDACTED:")
+    if opened >= 0 and "]" not in kept[opened:]:
+        kept = kept[:opened]
+    return kept.rstrip() + mark
 
 
 def plain(text: str) -> str:
