@@ -58,6 +58,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "timeline:timeline_cmd",
         "Count records by year, month, ISO week and day, each period with a digest.",
     ),
+    "ingest": (
+        "ingest:ingest_cmd",
+        "Learn from agent sessions: failures, candidates and digests from transcripts.",
+    ),
     "show": (
         "records:show_cmd",
         "Print the record with id RECORD_ID (any kind) in its latest state.",

@@ -94,6 +94,21 @@ def note(message: str) -> None:
     click.echo(f"lore: {message}", err=True)
 
 
+def rule_of_three_note(rule: dict[str, Any]) -> None:
+    """The Rule of Three line (stderr) for a ``{"error_type", "count", "pitfall"}``."""
+    if rule.get("pitfall"):
+        note(
+            f"Rule of Three: {rule['count']} failures of type {rule['error_type']}, "
+            f'already named: {rule["pitfall"]} "PITFALL: {rule["error_type"]}" '
+            f"(lore promote-failure {rule['error_type']} updates it)"
+        )
+    else:
+        note(
+            f"Rule of Three: {rule['count']} failures of type {rule['error_type']}. "
+            f'Name the pattern: lore learn "..." --solution "..." --tags {rule["error_type"]}'
+        )
+
+
 def emit_error(exc: LoreError, *, as_json: bool) -> None:
     if as_json:
         emit_json(exc.to_dict())

@@ -93,7 +93,8 @@ def resume(
         auto = session.extra.get("auto")
         carried = auto.get("carried_from") if isinstance(auto, dict) else None
         bundle.session["carried_from"] = carried if isinstance(carried, str) else None
-        own = auto.get("requests") if isinstance(auto, dict) else None
+        # The handoff's own open items ("threads"; older automatic handoffs: their requests).
+        own = (auto.get("threads", auto.get("requests"))) if isinstance(auto, dict) else None
         bundle.own_threads = [t for t in own if isinstance(t, str)] if isinstance(own, list) else []
     ranked = rank_decisions(view, view.docs("decision"), RECENT_DECISIONS)
     bundle.recent_decisions = [_decision(view.read(d)) for d in ranked]

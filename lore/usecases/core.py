@@ -160,9 +160,13 @@ def _project_git(
     return snapshot(Path(path)) if path and Path(path).is_dir() else None
 
 
-def show(store: Store, record_id: str, *, history: bool = False) -> dict[str, Any]:
+def show(
+    store: Store, record_id: str, *, history: bool = False, source: bool = False
+) -> dict[str, Any]:
     """``lore show``: the record as stored (with ``history``: ``{"record", "history"}``),
-    plus ``evidence`` (the evidence records that support it) when there is some."""
+    plus ``evidence`` (the evidence records that support it) when there is some, and with
+    ``source`` the transcript lines its provenance names (``source_lines``, from
+    ``lore.ingest.source``)."""
     from lore.store.legacy import get
     from lore.usecases.evidence import backing
     from lore.usecases.records import record_history
@@ -172,6 +176,10 @@ def show(store: Store, record_id: str, *, history: bool = False) -> dict[str, An
     out: dict[str, Any] = (
         {"record": data, "history": record_history(store, record.id)} if history else data
     )
+    if source:
+        from lore.ingest.source import expand
+
+        out = {**out, "source_lines": expand(data)}
     evidence = backing(store, record.id)
     return {**out, "evidence": evidence} if evidence else out
 

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from lore.components.inbox import PROMOTE_TO, Observation, check_status, check_triage
+from lore.components.inbox import (
+    CANDIDATE_TAG,
+    PROMOTE_TO,
+    Observation,
+    check_status,
+    check_triage,
+)
 from lore.errors import InvalidInputError, UsageError
 from lore.model import kind_class
 from lore.store.core import Store
@@ -55,7 +61,7 @@ def promote(
         text if text and text.strip() else observation.content,
         kind=kind,
         fields=values,
-        tags=[*observation.tags, *tags] if tags else observation.tags,
+        tags=[*(t for t in observation.tags if t != CANDIDATE_TAG), *tags],
         project=project or observation.project,
         source=source,
         force=force,

@@ -92,7 +92,7 @@ TOOLS = {
             "allow_secret",
         ],
     ),
-    "show": (True, ["id"], ["id", "history"]),
+    "show": (True, ["id"], ["id", "history", "source"]),
     "list": (True, ["kind"], ["kind", "tags", "project", "limit", "show_all"]),
     "review": (False, [], ["id", "outcome", "lesson", "days", "force"]),
     "journal_update": (
@@ -116,6 +116,7 @@ TOOLS = {
     ),
     "graph_neighbors": (True, ["id"], ["id", "relation", "direction"]),
     "timeline": (True, [], ["period", "project", "kinds"]),
+    "ingest": (False, [], ["paths", "agent", "since", "dry_run", "all"]),
 }
 
 

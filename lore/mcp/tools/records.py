@@ -202,12 +202,18 @@ def show(
     history: Annotated[
         bool, Field(description="Also return the stored lines behind its current state.")
     ] = False,
+    source: Annotated[
+        bool,
+        Field(description="Also return the transcript lines an ingested record came from."),
+    ] = False,
 ) -> Doc:
     """One record, any kind, in its latest state, exactly as stored (the same as `lore
-    show --json`); with `history`: {"record", "history": [creation line, revisions]}."""
+    show --json`); with `history`: {"record", "history": [creation line, revisions]};
+    with `source`, a record `ingest` wrote also gets "source_lines": {"transcript", "session",
+    "lines", "entries": [{"line", "who", "text"}]}: what was said and run there."""
     from lore.usecases.core import show as run
 
-    return run(store(), id, history=history)
+    return run(store(), id, history=history, source=source)
 
 
 @tool("list", title="List records of a kind", read_only=True)
