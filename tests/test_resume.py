@@ -84,6 +84,7 @@ def test_patterns_most_trusted_first_top_five(store: Store) -> None:
         "solution": "",
         "confidence": 0.9,
         "validations": 4,
+        "flagged": None,
     }
 
 

@@ -32,7 +32,36 @@ def _title(item: dict[str, Any]) -> str:
 
 def _line(item: dict[str, Any], *, score: bool = False) -> str:
     head = f"{item['score']:.2f}  " if score and "score" in item else ""
-    return f"{head}{item['type']} {item['id']}  {_title(item)}"
+    mark = marker(item)
+    return f"{head}{item['type']} {item['id']}  {_title(item)}{'  ' + mark if mark else ''}"
+
+
+def marker(item: dict[str, Any]) -> str:
+    """What a result's state says about trusting it, in brackets (``""`` for none): a
+    pattern's flag and reason, a record retracted, superseded, deprecated or discarded,
+    an observation promoted to another record."""
+    from lore.components.patterns import flag_summary, flag_text
+
+    notes = []
+    status = item.get("status")
+    if item.get("retracted_at") or status == "retracted":
+        notes.append("retracted")
+    elif status == "superseded":
+        by = item.get("superseded_by")
+        notes.append(f"superseded by {by}" if by else "superseded")
+    elif status == "deprecated":
+        by = item.get("inverted_to")
+        notes.append(f"deprecated, see {by}" if by else "deprecated")
+    elif status == "discarded" and item.get("type") == "observation":
+        why = item.get("discard_reason")
+        notes.append(f"discarded: {why}" if why else "discarded")
+    elif status == "promoted" and item.get("type") == "observation":
+        notes.append(f"promoted to {item.get('promoted_to')}")
+    if item.get("type") == "pattern":
+        flagged = item.get("flagged") if "flagged" in item else flag_summary(item.get("flags"))
+        if flagged:
+            notes.append(flag_text(flagged))
+    return f"[{'; '.join(notes)}]" if notes else ""
 
 
 def _section(name: str, items: list[dict[str, Any]], count: int | None = None) -> None:
@@ -219,7 +248,8 @@ def _recall(text: str, found: list[Any], explain: bool) -> None:
         item = hit.to_dict()
         title = hit.title or _title(item)  # paths in it relative to the repository
         head = style(f"{item['type']} {item['id']}", bold=True)
-        echo(f"{item['score']:.2f}  {head}  {title}")
+        mark = marker(item)
+        echo(f"{item['score']:.2f}  {head}  {title}{'  ' + mark if mark else ''}")
         if hit.snippet:
             echo(style(f"      {hit.snippet}", dim=True))
         if explain:

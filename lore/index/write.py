@@ -223,7 +223,7 @@ def _facts(record: Record) -> tuple[Any, ...] | None:
     """The few fields ``lore resume`` chooses by, so it reads only the records it shows.
 
     session: (status, ended_at or timestamp, project or None);
-    pattern: (confidence, validations);
+    pattern: (confidence, validations, 1 if it holds a flag else 0);
     anti-pattern: (severity, name); goal: (status, priority). Only marshal-safe plain values.
     """
     kind = record.KIND.name
@@ -233,9 +233,12 @@ def _facts(record: Record) -> tuple[Any, ...] | None:
         ended = _text(state.get("ended_at")) or _text(state.get("timestamp"))
         return (_text(state.get("status")), ended, project if isinstance(project, str) else None)
     if kind == "pattern":
+        flags = state.get("flags")
+        flagged = isinstance(flags, list) and any(isinstance(f, dict) for f in flags)
         return (
             weight.number(state.get("confidence"), 0.0),
             weight.number(state.get("validations"), 0.0),
+            1 if flagged else 0,
         )
     if kind == "anti-pattern":
         return (_text(state.get("severity")), _text(state.get("name")))

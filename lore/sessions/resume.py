@@ -14,7 +14,7 @@ from typing import Any
 from lore import clock
 from lore.capture.failure_rules import recurring
 from lore.components.journal import Decision
-from lore.components.patterns import SEVERITY_RANK
+from lore.components.patterns import SEVERITY_RANK, flag_summary
 from lore.components.transfer import Session
 from lore.index.view import ProjectView
 from lore.sessions.handoff import last_handoff
@@ -102,8 +102,11 @@ def resume(
             ],
         }
     ts = view.index.ts
+    # Flagged advice (lore patterns flag) after every unflagged pattern, then most trusted.
     patterns = sorted(
-        view.docs("pattern"), key=lambda d: (*view.fact(d)[:2], ts[d], d), reverse=True
+        view.docs("pattern"),
+        key=lambda d: (not _flagged(view.fact(d)), *view.fact(d)[:2], ts[d], d),
+        reverse=True,
     )
     bundle.patterns = [
         {
@@ -112,6 +115,7 @@ def resume(
             "solution": p.solution,
             "confidence": p.confidence,
             "validations": p.validations,
+            "flagged": flag_summary(p.flags),
         }
         for p in map(view.read, patterns[:TOP_PATTERNS])
     ]
@@ -199,6 +203,10 @@ SESSION_KEYS = (
     "parent",
     "source",
 )
+
+
+def _flagged(fact: tuple[Any, ...]) -> bool:
+    return len(fact) > 2 and bool(fact[2])
 
 
 def _severity(fact: tuple[Any, ...]) -> int:

@@ -10,6 +10,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from lore.components.patterns import flag_text
+
 MAX_UNCOMMITTED = 10  # uncommitted files listed when rebuilding context from git
 
 # Priorities: 0 the handoff itself (and the open items an automatic one carried over),
@@ -108,7 +110,12 @@ def _patterns(bundle: Any, add: Add) -> None:
         add(3, "patterns", "## Patterns")
         for p in bundle.patterns:
             sol = f": {p['solution']}" if p.get("solution") else ""
-            add(3, "patterns", f"- {p['name']}{sol} ({p['id']}, confidence {p['confidence']:g})")
+            flag = f"; {flag_text(p['flagged'])}" if p.get("flagged") else ""
+            add(
+                3,
+                "patterns",
+                f"- {p['name']}{sol} ({p['id']}, confidence {p['confidence']:g}{flag})",
+            )
 
 
 def _pitfalls(bundle: Any, add: Add) -> None:
