@@ -26,6 +26,11 @@ class Observation(Record):
     promoted_to: str | None = ref("any")
     discard_reason: str = ""
 
+    @property
+    def hidden(self) -> bool:
+        # A discarded observation was judged wrong or useless: not a live result either.
+        return self.status == "discarded" or super().hidden
+
 
 PROMOTE_TO = ("decision", "pattern", "evidence")
 

@@ -208,6 +208,8 @@ def project(
         if status in (None, "active") and relation and ends:
             edges.append((end_key(str(src)), end_key(str(dst)), relation))
         return None, {}, [], edges
+    if withdrawn(kind, data):
+        return None, {}, [], []
     key = project_key(rid) if kind == "project" else rid
     session = data.get("session_id")
     if isinstance(session, str) and session and kind != "session":
@@ -285,6 +287,14 @@ def project(
         for target in _ids(data.get("related")):
             edges.append((key, target, "relates_to"))
     return key, attrs, synth, edges
+
+
+def withdrawn(kind: str, data: dict[str, Any]) -> bool:
+    """A retracted record (status ``retracted``, or a ``retracted_at``) or a discarded
+    observation: no longer knowledge, so neither a node nor the end of an edge."""
+    if data.get("status") == "retracted" or data.get("retracted_at"):
+        return True
+    return kind == "observation" and data.get("status") == "discarded"
 
 
 def concept_names(data: dict[str, Any]) -> list[str]:

@@ -77,8 +77,8 @@ class Writable(Columns):
         self.ctx.append(self._intern("contexts", _context(record, session_id)))
         if revs:
             self.revs[doc] = revs
-        replaced_by = getattr(record, "superseded_by", None)
-        if record.hidden and isinstance(replaced_by, str) and replaced_by:
+        replaced_by = _replacement(record)
+        if replaced_by:
             self.replaced[doc] = replaced_by
         facts = _facts(record)
         if facts is not None:
@@ -201,6 +201,17 @@ def _flag(record: Record) -> int:
     if kind == "session":
         return 1 if state.get("status") == "closed" else 0
     return 0
+
+
+def _replacement(record: Record) -> str | None:
+    """The record whose content now stands for this one, which recall never lets it
+    outrank: a hidden record's ``superseded_by``, a promoted observation's ``promoted_to``."""
+    if record.KIND.name == "observation":
+        target = getattr(record, "promoted_to", None)
+        promoted = getattr(record, "status", None) == "promoted"
+        return target if promoted and isinstance(target, str) and target else None
+    target = getattr(record, "superseded_by", None)
+    return target if record.hidden and isinstance(target, str) and target else None
 
 
 def _context(record: Record, session_id: str | None) -> str | None:

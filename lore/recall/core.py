@@ -226,6 +226,7 @@ def _score(
     if prune:  # the top ``limit``, and anything tied with the last of them
         last = sorted(((s, ts[d]) for d, s in totals.items()), reverse=True)[limit - 1]
         pool = [d for d, s in totals.items() if (s, ts[d]) >= last]
+        pool += _replacements_of(idx, pool, text)
     ranked = []
     for d in pool:
         relevance, age, own, mine = components(d)
@@ -259,8 +260,19 @@ def _membership(idx: Index, project: str) -> Any:
     return lambda doc: proj[doc] == code or doc in tagged
 
 
+def _replacements_of(idx: Index, pool: list[int], text: dict[int, float]) -> list[int]:
+    """The matching records that replaced records of ``pool`` but were pruned from it (a
+    promoted observation's target): they are scored too, so it can rank below them."""
+    wanted = {idx.replaced[d] for d in pool if d in idx.replaced}
+    if not wanted:
+        return []
+    have = set(pool)
+    return [d for d in idx.find_ids(wanted).values() if d in text and d not in have]
+
+
 def _below_replacements(idx: Index, ranked: list[Ranked]) -> None:
-    """A superseded record shown with --all never outranks the record that replaced it."""
+    """A record never outranks the record that replaced it: a superseded one (shown with
+    --all) its successor, a promoted observation the record it was promoted to."""
     by_id = {idx.id_of(r.doc): r for r in ranked}
     pairs = [
         (r, by_id[target])
