@@ -55,6 +55,7 @@ def test_recent_decisions_are_the_last_ten_of_the_project_newest_first(store: St
         "rationale": "",
         "outcome": "pending",
         "type": "other",
+        "review_due": True,
     }
     everything = resume(store, project=None)
     assert everything.recent_decisions[0]["id"] == f"dec-{20:012x}"

@@ -90,8 +90,12 @@ def resume(
         auto = session.extra.get("auto")
         carried = auto.get("carried_from") if isinstance(auto, dict) else None
         bundle.session["carried_from"] = carried if isinstance(carried, str) else None
+    ts = view.index.ts
+    cutoff = (clock.parse_timestamp(clock.now()) - timedelta(days=REVIEW_AFTER_DAYS)).timestamp()
+    pending = [d for d in view.docs("decision", flagged=True) if ts[d] <= cutoff]
+    due = set(pending)
     ranked = rank_decisions(view, view.docs("decision"), RECENT_DECISIONS)
-    bundle.recent_decisions = [_decision(view.read(d)) for d in ranked]
+    bundle.recent_decisions = [{**_decision(view.read(d)), "review_due": d in due} for d in ranked]
     if session is None:
         bundle.reconstructed = {
             "note": "no handoff yet: context rebuilt from recent records and git history",
@@ -101,7 +105,6 @@ def resume(
                 for o in map(view.read, view.newest(view.docs("observation"), 5))
             ],
         }
-    ts = view.index.ts
     # Flagged advice (lore patterns flag) after every unflagged pattern, then most trusted.
     patterns = sorted(
         view.docs("pattern"),
@@ -139,8 +142,6 @@ def resume(
         }
         for g in map(view.read, goals[:MAX_GOALS])
     ]
-    cutoff = (clock.parse_timestamp(clock.now()) - timedelta(days=REVIEW_AFTER_DAYS)).timestamp()
-    pending = [d for d in view.docs("decision", flagged=True) if ts[d] <= cutoff]
     pending.sort(key=lambda d: (ts[d], d))
     bundle.pending_review_count = len(pending)
     bundle.pending_review = [_decision(view.read(d)) for d in pending[:MAX_PENDING]]
