@@ -61,8 +61,10 @@ def match(
     idx: Index, terms: list[str], store: Store | None = None
 ) -> tuple[dict[int, float], dict[int, float], set[str], dict[int, int]]:
     """BM25 of every record for ``terms``: the part from the terms themselves, the part
-    from their close variants, the index terms that matched and how many of ``terms``
-    each record holds (itself or a variant). Occurrences that come from a project's own
+    from their close variants, the index terms that matched (a term, its longer forms and
+    typo fixes: what snippets mark; never a companion from ``lore.recall.associate``, which
+    the query does not hold) and how many of ``terms`` each record holds (itself or a
+    variant). Occurrences that come from a project's own
     name or a project's blanket tag (``lore.index.tagwords``) do not count."""
     n = idx.size
     k1, b = ranking.K1, ranking.B
@@ -74,6 +76,7 @@ def match(
     matched: set[str] = set()
     held: dict[int, int] = {}
     every: list[tuple[str, list[tuple[str, float]]]] = []
+    companions: set[str] = set()  # matched for ranking, but not words of the query
     for term in terms:
         close = ranking.close_terms(term, vocabulary)
         factors = {v: ranking.FUZZY_WEIGHT * sim for v, sim in close.items()}
@@ -82,6 +85,8 @@ def match(
                 share = associate.ASSOC_WEIGHT * strength
                 if v not in terms and share > factors.get(v, 0.0):
                     factors[v] = share
+                    if v not in close:
+                        companions.add(v)
         every.append((term, [(term, 1.0), *factors.items()]))
     # Words of a project's name (or of a tag all its records carry) are not matched text.
     from lore.index.tagwords import muted as muted_words
@@ -104,7 +109,8 @@ def match(
             df = len(docs) - (len(dead.intersection(docs)) if dead else 0)
             if not df:
                 continue
-            matched.add(variant)
+            if variant not in companions:  # snippets mark the query's words (and forms)
+                matched.add(variant)
             weight = factor * ranking.idf(n, df) * (k1 + 1.0)
             if variant == term:  # a record appears once in a term's postings
                 own = {d: weight * tf / (tf + base + scale * dl[d]) for d, tf in zip(docs, tfs)}
