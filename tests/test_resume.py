@@ -124,6 +124,7 @@ def test_recurring_failures_follow_the_rule_of_three(
             "last_seen": ts(2, 3),
             "last_message": "timed out 3",
             "pitfall": None,
+            "pattern": None,
         }
     ]
     assert [f["error_type"] for f in recurring_failures(store, threshold=2)] == [

@@ -224,17 +224,26 @@ def _run(
     else:
         title = " ".join(record.title.split())
         echo(f"{record.kind} {record.id}: {title[:72]}{'…' if len(title) > 72 else ''}")
-    if rule and rule.get("pitfall"):
-        note(
-            f"Rule of Three: {rule['count']} failures of type {rule['error_type']}, "
-            f'already named: {rule["pitfall"]} "PITFALL: {rule["error_type"]}" '
-            f"(lore promote-failure {rule['error_type']} updates it)"
+    if rule:
+        note(rule_of_three_note(rule))
+
+
+def rule_of_three_note(rule: dict[str, Any]) -> str:
+    """The capture's note once a failure type recurs: what names it, or the two commands
+    that do (either one ends the note for that type)."""
+    kind, count = rule["error_type"], rule["count"]
+    head = f"Rule of Three: {count} failures of type {kind}"
+    if rule.get("pitfall"):
+        return (
+            f'{head}, already named: {rule["pitfall"]} "PITFALL: {kind}" '
+            f"(lore promote-failure {kind} updates it)"
         )
-    elif rule:
-        note(
-            f"Rule of Three: {rule['count']} failures of type {rule['error_type']}. "
-            f'Name the pattern: lore learn "..." --solution "..." --tags {rule["error_type"]}'
-        )
+    if rule.get("pattern"):
+        return f"{head}, already named: pattern {rule['pattern']} (tagged {kind})"
+    return (
+        f'{head}. Name it: lore promote-failure {kind} --fix "..." (a PITFALL anti-pattern), '
+        f'or lore learn "..." --solution "..." --tags {kind} (a pattern)'
+    )
 
 
 # Each capture command carries ~45 click options, and building one costs a quarter of a

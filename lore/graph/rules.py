@@ -43,7 +43,7 @@ RELATIONS = {
     "hosts": "a project hosts a session",
     "part_of": "a file belongs to a project",
     "depends_on": "a goal or project needs another first",
-    "promoted_to": "an observation or error type became a record",
+    "promoted_to": "an observation or error type became a record (a PITFALL, a tagged pattern)",
     "supports": "evidence backs a record",
     "contradicts": "two decisions disagree",
     "instance_of": "a failure is an instance of its error type",
@@ -266,6 +266,7 @@ def project(
     elif kind == "pattern":
         for target in _ids(data.get("inverted_to")):
             edges.append((key, target, "inverted_to"))
+        edges.extend(_named_error_types(key, data, None))
     elif kind == "anti-pattern":
         for target in _ids(data.get("inverted_from")):
             edges.append((target, key, "inverted_to"))
@@ -273,6 +274,7 @@ def project(
         if error:
             node = named(ERROR_TYPE + error, "error-type", error)
             edges.append((node, key, "promoted_to"))
+        edges.extend(_named_error_types(key, data, error))
     elif kind == "goal":
         for target in _ids(data.get("depends_on")):
             edges.append((key, target, "depends_on"))
@@ -287,6 +289,15 @@ def project(
         for target in _ids(data.get("related")):
             edges.append((key, target, "relates_to"))
     return key, attrs, synth, edges
+
+
+def _named_error_types(key: str, data: dict[str, Any], own: str | None) -> list[Edge]:
+    """``error-type:T promoted_to`` a pattern or anti-pattern tagged ``T`` (``lore learn ...
+    --tags T`` names a recurring failure type, as a PITFALL does). The error type's node
+    comes from the failures of that type: with none, the edge waits and is not shown."""
+    tags = data.get("tags")
+    names = {t.strip() for t in tags if isinstance(t, str) and t.strip()} if tags else set()
+    return [(ERROR_TYPE + t, key, "promoted_to") for t in sorted(names - {own or ""})]
 
 
 def withdrawn(kind: str, data: dict[str, Any]) -> bool:

@@ -132,7 +132,8 @@ def _failures(bundle: Any, add: Add) -> None:
     if bundle.recurring_failures:
         add(2, "failures", "## Recurring failures (Rule of Three)")
         for f in bundle.recurring_failures:
-            pit = f", see {f['pitfall']}" if f.get("pitfall") else ""
+            named = ", ".join(x for x in (f.get("pitfall"), f.get("pattern")) if x)
+            pit = f", see {named}" if named else ""
             add(
                 2, "failures", f'- {f["error_type"]} x{f["count"]}: last "{f["last_message"]}"{pit}'
             )

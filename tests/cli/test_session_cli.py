@@ -488,6 +488,7 @@ def test_resume_json_shape(run: Run, store: Store, monkeypatch: pytest.MonkeyPat
                 "last_seen": NOW,
                 "last_message": last_message,
                 "pitfall": None,
+                "pattern": None,
             }
         ],
         "goals": [],
