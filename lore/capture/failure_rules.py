@@ -123,9 +123,7 @@ def pattern_for(store: Store, error_type: str) -> str | None:
     mine = [p for p in store.of(Pattern) if error_type in p.tags]
     if not mine:
         return None
-    best = max(
-        mine, key=lambda p: (flag_summary(p.flags) is None, p.confidence, str(p.timestamp))
-    )
+    best = max(mine, key=lambda p: (flag_summary(p.flags) is None, p.confidence, str(p.timestamp)))
     return best.id
 
 
