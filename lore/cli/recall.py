@@ -212,12 +212,18 @@ def _show(app: App, text: str, as_json: bool, **options: Any) -> None:
         emit_json(result.doc)
         return
     window = result.doc.get("window") if result.mode in ("search", "graph") else None
+    named = result.doc.get("kinds") if result.mode in ("search", "graph") else None
     if window and options.get("explain"):
         from lore.timeexpr import describe
 
         note(f"time window {describe(window)} (its records rank higher)")
+    if named and options.get("explain"):
+        from lore.recall.intent import plural
+
+        asked = " and ".join(plural(k) for k in named)
+        note(f"the query asks for {asked} (they rank higher; alone, only they are listed)")
     render = {
-        "search": lambda: _recall(text, result.hits, bool(options.get("explain"))),
+        "search": lambda: _recall(text, result.hits, bool(options.get("explain")), named),
         "graph": lambda: _render_graph(text, result.hits, result.via, bool(options.get("explain"))),
         "patterns": lambda: _render_patterns(result.doc),
         "failures": lambda: _failures(result.doc),
@@ -228,12 +234,20 @@ def _show(app: App, text: str, as_json: bool, **options: Any) -> None:
     render[result.mode]()
 
 
-def _recall(text: str, found: list[Any], explain: bool) -> None:
+def _recall(text: str, found: list[Any], explain: bool, named: list[str] | None) -> None:
     if not found:
         from lore.index.analyze import query_terms
         from lore.timeexpr import in_query
 
         window, words = in_query(text)
+        if named:
+            from lore.recall.intent import kinds_in, plural
+
+            if not query_terms(kinds_in(words, named.__contains__)[1]):
+                asked = " or ".join(plural(k) for k in named)
+                when = f" in {window.text!r}" if window is not None else ""
+                note(f"no {asked}{when}")
+                return
         if window is not None and not query_terms(words):
             note(
                 f"nothing to search for in {text!r} besides the time {window.text!r}"

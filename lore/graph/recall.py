@@ -125,7 +125,8 @@ def _deep(
     ranks = pagerank(snapshot, weights, nodes=set(walked))
     by_id = {h.record.id: h for h in seeds}
     wanted = filters.get("kinds") or ()
-    asked = _kinds(wanted) if wanted else None
+    named = filters["asked"].kinds if filters.get("asked") is not None else []
+    asked = _kinds(wanted or named) if wanted or named else None
     order = sorted((k for k in ranks if _answer(snapshot, k, asked)), key=lambda k: (-ranks[k], k))
     out: list[Any] = []
     via: dict[str, list[str]] = {}

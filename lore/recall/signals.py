@@ -20,6 +20,7 @@ ASK_NEXT = 0.7  # share the record after a record that asks something inherits (
 ASK_SELF = 0.8  # a record that asks keeps this share of its own score
 COVERAGE_POWER = 0.6  # text x (share of the query's terms the record holds) ** this
 WINDOW_BOOST = 2.0  # a record inside the query's time window counts 1 + this times
+KIND_BOOST = 2.0  # a record of a kind the query names ("what failed") counts 1 + this times
 ASSOCIATE = True  # a rare term also matches its associates (``lore.recall.associate``)
 
 
@@ -135,11 +136,16 @@ def match(
 
 
 def relevance(
-    idx: Index, terms: list[str], window: Window | None = None, store: Store | None = None
+    idx: Index,
+    terms: list[str],
+    window: Window | None = None,
+    store: Store | None = None,
+    kinds: set[int] | frozenset[int] = frozenset(),
 ) -> tuple[dict[int, float], dict[int, float], dict[int, float], set[str]]:
     """Each record's text score for ``terms`` (see ``lore.recall.ranking``): BM25 times coverage,
     a record that asks keeping ASK_SELF of it, plus what it inherits from its neighbours,
-    times 1 + WINDOW_BOOST inside ``window``. Returns (text, exact, fuzzy, matched)."""
+    times 1 + WINDOW_BOOST inside ``window``, times 1 + KIND_BOOST for a record of one of
+    ``kinds`` (kind codes the query named). Returns (text, exact, fuzzy, matched)."""
     exact, fuzzy, matched, held = match(idx, terms, store)
     text = dict(exact)
     for d, s in fuzzy.items():
@@ -159,5 +165,10 @@ def relevance(
         ts, factor = idx.ts, 1.0 + WINDOW_BOOST
         for d in text:
             if window.contains(ts[d]):
+                text[d] *= factor
+    if kinds and KIND_BOOST:
+        of, factor = idx.kinds, 1.0 + KIND_BOOST
+        for d in text:
+            if of[d] in kinds:
                 text[d] *= factor
     return text, exact, fuzzy, matched

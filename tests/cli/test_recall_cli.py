@@ -118,6 +118,7 @@ def test_no_match_prints_nothing_and_succeeds(run: Run) -> None:
     assert doc(run, "recall", "kubernetes") == {
         "query": "kubernetes",
         "window": None,
+        "kinds": [],
         "results": [],
     }
     stop = run("recall", "what", "is", "the")
@@ -312,6 +313,7 @@ def test_triggers_mode_and_shortcut(run: Run) -> None:
                 "last_seen": T3,
                 "last_message": "hung 2",
                 "pitfall": None,
+                "pattern": None,
             }
         ],
     }
