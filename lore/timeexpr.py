@@ -304,10 +304,13 @@ _BARE_PREPS = frozenset({"in", "during", "since", "from", "before", "after", "un
 
 
 def in_query(query: str, *, now: datetime | None = None) -> tuple[Window | None, str]:
-    """The first time expression inside ``query`` as a window, and the query without it.
-    A preposition in front shapes the window: ``since``/``from``/``after`` open its end,
-    ``before``/``until`` open its start."""
+    """The time expression inside ``query`` as a window, and the query without it: the
+    first one that names a year (``on 23 January, 2022``), else the first one. A relative
+    phrase next to a dated one ("last friday, on 23 January 2022") counts back from that
+    date, not from now, so the date is the window. A preposition in front shapes the
+    window: ``since``/``from``/``after`` open its end, ``before``/``until`` open its start."""
     at = _now(now)
+    first: tuple[Window, re.Match[str]] | None = None
     for match in _IN_QUERY.finditer(query):
         prep, expr = (match.group(1) or "").lower(), match.group(2)
         if _NEEDS_PREP.fullmatch(expr) and (
@@ -329,9 +332,19 @@ def in_query(query: str, *, now: datetime | None = None) -> tuple[Window | None,
             window = Window(None, end, text)
         else:
             window = Window(found.start, found.end, text)
-        rest = (query[: match.start()] + " " + query[match.end() :]).strip()
-        return window, " ".join(rest.split())
-    return None, query
+        if first is None:
+            first = (window, match)
+        if _DATED.search(expr):
+            first = (window, match)
+            break
+    if first is None:
+        return None, query
+    window, match = first
+    rest = (query[: match.start()] + " " + query[match.end() :]).strip()
+    return window, " ".join(rest.split())
+
+
+_DATED = re.compile(r"\d{4}")  # an expression with a year is a date, not relative to now
 
 
 # --- the timeline's periods ---------------------------------------------------------------

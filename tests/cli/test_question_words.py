@@ -151,3 +151,17 @@ def test_since_takes_the_new_phrases(run: Run, store: dict[str, Any]) -> None:
     assert ids(run, "postgres", "--since", "this morning") == []
     bad = run("recall", "postgres", "--since", "last sprint")
     assert bad.exit_code == 2 and "2 days ago" in bad.stderr
+
+
+def test_a_dated_time_wins_over_a_relative_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LORE_NOW", NOW)
+    # "last friday" counts back from the date the question gives, not from now.
+    window, rest = in_query("what did we ship last friday, on 23 January 2025")
+    assert window is not None and window.to_dict() == {
+        "text": "on 23 January 2025",
+        "since": "2025-01-23T00:00:00Z",
+        "until": "2025-01-24T00:00:00Z",
+    }
+    assert rest == "what did we ship last friday,"
+    window, _ = in_query("what broke on monday and tuesday")
+    assert window is not None and window.text == "on monday"  # no date: the first
