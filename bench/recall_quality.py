@@ -232,7 +232,7 @@ def ablation() -> list[str]:
         "weekdays, `this morning`, `last night`) are times. A kind word acts only in a store "
         "that holds that kind (LoCoMo's holds observations, so its questions' \"decide\" "
         'and "goals" stay words), and a dated time in a question wins over a relative '
-        'one beside it ("last Friday, on 23 January, 2022"). LoCoMo development '
+        'one beside it ("last friday, on 23 January 2025"). LoCoMo development '
         "recall@5: 0.556 before, 0.556 after (multi-hop 0.325, temporal 0.766, open-domain "
         "0.235, single-hop 0.755, each unchanged); without the dated-time rule three "
         "questions took a relative phrase for their window and it fell to 0.555 "
