@@ -43,6 +43,14 @@ class LineContext:
     existing: Existing
     project: str | None  # the working directory's, for lines without one
     allow_secret: bool
+    # The kinds lines may have: `lore import` takes KINDS; an importer that gives every
+    # field of each record (bash-lore) may also add WHOLE_KINDS.
+    kinds: tuple[str, ...] = KINDS
+
+
+# Kinds a line can only give whole (no capture builds them): goals, sessions, curated
+# edges and projects, as the bash-lore importer writes them.
+WHOLE_KINDS: tuple[str, ...] = ("goal", "session", "edge", "project")
 
 
 def check_line(raw: bytes | str | dict[str, Any], context: LineContext) -> Checked:
@@ -50,10 +58,12 @@ def check_line(raw: bytes | str | dict[str, Any], context: LineContext) -> Check
     kind = record_id = None
     try:
         obj = _parse(raw)
-        kind = _kind(obj)
+        kind = _kind(obj, context.kinds)
         record_id = _record_id(obj, kind)
         if record_id is not None and record_id in context.existing.ids(kind):
             return kind, record_id, None
+        if kind in WHOLE_KINDS:
+            return kind, record_id, _whole(kind, obj, record_id, context)
         return kind, record_id, _record(kind, obj, record_id, context)
     except LineError as exc:
         return kind, record_id, str(exc)
@@ -166,6 +176,35 @@ def _record(kind: str, obj: dict[str, Any], record_id: str | None, context: Line
     return record
 
 
+def _whole(kind: str, obj: dict[str, Any], record_id: str | None, context: LineContext) -> Record:
+    """A record given whole (a goal, session, edge or project): read as the store reads it,
+    its timestamp made canonical, then checked like a capture (schema, secrets gate)."""
+    from lore import clock
+
+    data = {k: v for k, v in obj.items() if k != "kind"}
+    cls = _spec(kind).cls
+    if record_id is None:
+        data["id"] = clock.new_id(cls.KIND.prefix or kind)
+    timestamp = data.get("timestamp")
+    if timestamp is None:
+        data["timestamp"] = clock.now()
+    elif not isinstance(timestamp, str):
+        raise LineError("timestamp must be a string")
+    else:
+        try:
+            data["timestamp"] = clock.normalize_timestamp(timestamp)
+        except ValueError:
+            raise LineError(f"timestamp is not an ISO-8601 time ({timestamp!r})") from None
+    record = cls.from_dict(data)
+    try:
+        check(record, allow_secret=context.allow_secret)
+    except SecretError as exc:
+        raise LineError(_secret_message(record, exc)) from None
+    except InvalidInputError as exc:
+        raise LineError(_without_kind(exc.message, kind)) from None
+    return record
+
+
 def _without_kind(message: str, kind: str) -> str:
     """capture's "decision rationale must be ..." as "rationale must be ..." (the line says)."""
     prefix = f"{kind} "
@@ -184,29 +223,39 @@ def _parse(raw: bytes | str | dict[str, Any]) -> dict[str, Any]:
     return obj
 
 
-_KIND_NAMES = {name: name for name in KINDS}
-
-
-def _kind(obj: dict[str, Any]) -> str:
+def _kind(obj: dict[str, Any], kinds: tuple[str, ...] = KINDS) -> str:
     value = obj.get("kind")
-    known = _KIND_NAMES.get(value)  # type: ignore[arg-type]
-    if known is not None:
-        return known
+    if isinstance(value, str) and value in kinds:
+        return value
     if not isinstance(value, str) or not value.strip():
-        raise LineError(f"kind is required (one of {', '.join(KINDS)})")
+        raise LineError(f"kind is required (one of {', '.join(kinds)})")
     try:
         name = kind_class(value).KIND.name
     except UsageError:
-        raise LineError(f"unknown kind {value!r} (expected one of {', '.join(KINDS)})") from None
-    if name not in KINDS:
-        raise LineError(f"cannot import a {name} (import takes {', '.join(KINDS)})")
+        raise LineError(f"unknown kind {value!r} (expected one of {', '.join(kinds)})") from None
+    if name not in kinds:
+        raise LineError(f"cannot import a {name} (import takes {', '.join(kinds)})")
     return name
 
 
 def _record_id(obj: dict[str, Any], kind: str) -> str | None:
     value = obj.get("id")
+    if kind == "project":  # keyed by its name
+        name = obj.get("name")
+        if not isinstance(name, str) or not name.strip() or (value not in (None, name)):
+            raise LineError("a project line needs a name (its id)")
+        return name
     if value is None:
         return None
+    if kind == "session":
+        from lore.components.transfer import SESSION_ID_RE
+
+        if not isinstance(value, str) or not SESSION_ID_RE.match(value):
+            raise LineError(
+                f"id must be 'session-' then 4 to 64 lowercase letters, digits or '-' "
+                f"(got {value!r})"
+            )
+        return value
     prefix = _spec(kind).prefix
     if (
         not isinstance(value, str)
@@ -256,7 +305,7 @@ def _spec(kind: str) -> _Spec:
         spec = _SPECS[kind] = _Spec(
             cls=cls,
             prefix=cls.KIND.prefix or kind,
-            text_field=TEXT_FIELD[kind],
+            text_field=TEXT_FIELD.get(kind, cls.KIND.title),
             types=types,
             lists=frozenset(k for k, t in types.items() if t == "list[str]"),
             nullable=frozenset(k for k, t in types.items() if "None" in t),

@@ -99,7 +99,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "sessions": ("session:sessions_cmd", "List and show sessions (default: list)."),
     "transfer": ("session:transfer_cmd", "Housekeeping for sessions."),
-    "import": ("bulk:import_cmd", "Import records from a JSONL FILE (or - for stdin)."),
+    "import": (
+        "bulk:import_cmd",
+        "Import records from a JSONL FILE (or - for stdin), or a bash-lore data root.",
+    ),
     "export": ("bulk:export_cmd", "Write every record as JSONL that `lore import` reads back."),
     "validate": ("validate:validate_cmd", "Check every data file; exit 4 if anything is wrong."),
     "doctor": (
@@ -120,7 +123,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "concepts": (
         "concepts:concepts_cmd",
-        "Propose concepts from clusters of similar records, and promote them.",
+        "List concepts, propose new ones from clusters of similar records, promote them.",
     ),
     "hooks": ("hooks:hooks_cmd", "Install or remove the Claude Code hooks (and run them)."),
     "mcp": ("mcp:mcp_cmd", "Run lore as an MCP server on stdio (for coding agents)."),
@@ -136,6 +139,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "sync": (
         "sync:sync_cmd",
         "Commit lore's changes in a git data root, pull, push; report what moved.",
+    ),
+    "engram": (
+        "engram:engram_cmd",
+        "Bridge to Engram's memory database: sync shadows of lore's records, promote memories.",
     ),
     "help": ("admin:help_cmd", "Show the help of lore or of COMMAND (e.g. lore help recall)."),
 }

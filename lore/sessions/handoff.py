@@ -113,6 +113,7 @@ def handoff(
     summary: str | None = None,
     carry: bool = False,
     replace: bool = False,
+    merge: bool = False,
     report: dict[str, Any] | None = None,
     allow_secret: bool = False,
 ) -> Session:
@@ -120,6 +121,7 @@ def handoff(
 
     Open items (next steps, blockers, questions, threads): a forked session keeps the
     ones it inherited and adds the handoff's (``replace`` drops the inherited ones);
+    ``merge`` does the same with the previous handoff's in a session not forked;
     ``carry`` (an automatic handoff) keeps the previous handoff's and adds its own;
     otherwise the handoff's lists are the open items, settling the previous ones.
     ``report``, when given, is filled with what happened to them: ``{"how": "merged",
@@ -161,7 +163,7 @@ def handoff(
     else:
         started = session.started_at or session.timestamp
         captured, _ = captured_during(store, session, started, index, inclusive=True)
-    lists, info = settle(session, previous, given, carry=carry, replace=replace)
+    lists, info = settle(session, previous, given, carry=carry, replace=replace, merge=merge)
     changes: dict[str, Any] = {
         "status": "closed",
         "started_at": started,

@@ -172,6 +172,9 @@ def write_settings(path: Path, data: dict[str, Any]) -> str | None:
 # --- transcripts ----------------------------------------------------------------------
 
 
+SENTENCE_ENDS = (".", "!", "?", "…")
+
+
 @dataclass
 class Digest:
     requests: list[str] = field(default_factory=list)
@@ -197,7 +200,11 @@ class Digest:
         """One sentence per clause: the event, the last request, the files, the failures."""
         parts = [f"Automatic handoff ({event})."]
         if self.requests:
-            parts.append(f'Last request: "{self.requests[-1]}".')
+            # A request that ends a sentence itself needs no full stop after its quote:
+            # 'Last request: "Fix the order." Touched ...', not '"Fix the order.". Touched'.
+            request = self.requests[-1]
+            stop = "" if request.rstrip().endswith(SENTENCE_ENDS) else "."
+            parts.append(f'Last request: "{request}"{stop}')
         if self.files:
             shown = ", ".join(self.files[:MAX_FILES_SAID])
             more = self.files_total - MAX_FILES_SAID
