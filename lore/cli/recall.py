@@ -92,7 +92,12 @@ def _section(name: str, items: list[dict[str, Any]], count: int | None = None) -
 @click.option("--since", help=SINCE_HELP)
 @click.option("--until", help=UNTIL_HELP)
 @limit_option(10, LIMIT_HELP)
-@click.option("--all", "show_all", is_flag=True, help="Include retracted and superseded records.")
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="Include hidden records (retracted, superseded, deprecated, discarded).",
+)
 @click.option("--explain", is_flag=True, help="Show every score component of each result.")
 @click.option("--patterns", "as_patterns", is_flag=True, help="Mode: patterns and anti-patterns.")
 @click.option("--failures", "as_failures", is_flag=True, help="Mode: failures, newest first.")
