@@ -97,10 +97,14 @@ def neighbors(
 
 
 def hub_bar(snapshot: Snapshot) -> float:
-    """The degree above which a node is a hub (see HUB_FACTOR)."""
+    """The degree above which a node is a hub (see HUB_FACTOR). The mean degree counts
+    linked pairs (two relations between the same two nodes count once): read from the
+    adjacency's sizes, as ``number_of_edges`` walks every edge (30x slower)."""
     graph = snapshot.graph
     nodes = graph.number_of_nodes()
-    mean = 2.0 * graph.number_of_edges() / nodes if nodes else 0.0
+    succ = getattr(graph, "_succ", None)  # networkx's adjacency dict (node -> neighbours)
+    pairs = sum(map(len, succ.values())) if isinstance(succ, dict) else graph.number_of_edges()
+    mean = 2.0 * pairs / nodes if nodes else 0.0
     return max(float(HUB_MIN_DEGREE), HUB_FACTOR * mean)
 
 
