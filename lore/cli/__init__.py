@@ -127,6 +127,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "hooks": ("hooks:hooks_cmd", "Install or remove the Claude Code hooks (and run them)."),
     "mcp": ("mcp:mcp_cmd", "Run lore as an MCP server on stdio (for coding agents)."),
+    "ui": (
+        "ui:ui_cmd",
+        "Browse the memory in a local web app: search, records, timeline, graph, queues.",
+    ),
     "demo": (
         "demo:demo_cmd",
         "Play the whole loop on a throwaway data root, showing each command.",
