@@ -176,7 +176,11 @@ def neighbors_cmd(app: App, node: str, relation: str | None, direction: str, as_
 @json_option
 @pass_app
 def related_cmd(app: App, node: str, hops: int, as_json: bool) -> None:
-    """List the nodes within --hops edges of NODE, nearest first."""
+    """List the nodes within --hops edges of NODE, nearest first.
+
+    A hub (a node with far more edges than most: a busy session, a project) is listed
+    but not walked through, so it does not bring in everything it touches.
+    """
     from lore.graph.queries import related
 
     doc = related(_snapshot(app), node, hops)
@@ -184,6 +188,9 @@ def related_cmd(app: App, node: str, hops: int, as_json: bool) -> None:
         emit_json(doc)
         return
     _nodes(doc["nodes"], "nothing related", lambda n: f"{n['distance']}  {_node_line(n)}")
+    if doc["hubs"]:
+        hubs = ", ".join(f"{h['id']} ({h['degree']} edges)" for h in doc["hubs"])
+        note(f"not walked through hubs: {hubs}")
 
 
 @graph_cmd.command(name="path")

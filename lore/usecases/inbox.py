@@ -20,9 +20,15 @@ from lore.usecases.common import gate, get_kind, reply
 
 
 def list_observations(store: Store, *, status: str | None = "raw") -> list[dict[str, Any]]:
-    """Observations newest first in their latest state; ``status`` None or ``all``: every one."""
+    """Observations newest first in their latest state; ``status`` None or ``all``: every one,
+    retracted ones included (each keeps its ``retracted_at``). A retracted observation was
+    withdrawn: no other status lists it."""
     wanted = check_status(status)
-    found = [o for o in store.of(Observation, hidden=True) if not wanted or o.status == wanted]
+    found = [
+        o
+        for o in store.of(Observation, hidden=True)
+        if not wanted or (o.status == wanted and not o.retracted)
+    ]
     found.sort(key=lambda o: (str(o.timestamp), o.id), reverse=True)
     return [o.to_dict() for o in found]
 

@@ -404,8 +404,9 @@ def test_the_rule_of_three_sees_ingested_failures(run: Any, tmp_path: Path) -> N
     result = run("ingest", str(copy(tmp_path, "claude-medgemma.jsonl")))
     assert result.exit_code == 0
     assert (
-        "lore: Rule of Three: 3 failures of type LintError. Name the pattern: "
-        'lore learn "..." --solution "..." --tags LintError\n'
+        "lore: Rule of Three: 3 failures of type LintError. Name it: lore promote-failure "
+        'LintError --fix "..." (a PITFALL anti-pattern), or lore learn "..." --solution "..." '
+        "--tags LintError (a pattern)\n"
     ) in result.stderr
 
 
