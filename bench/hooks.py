@@ -206,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     section = "\n".join([
         BEGIN,
-        "## 10. Agent hooks",
+        "## 11. Agent hooks",
         "",
         f"_`bench/hooks.py`, {when}, {runs} runs per row after one warm-up; load average "
         f"{load_start} at the start, {os.getloadavg()[0]:.2f} at the end "

@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         rerun = [timed([str(LORE), "ingest"], environ, repo) for _ in range(args.runs * 2)]
         lines = [
             BEGIN,
-            "## 9. Ingestion (`lore ingest`)",
+            "## 10. Ingestion (`lore ingest`)",
             "",
             "Measured by `bench/ingest.py` on the development transcripts "
             "(`../shared/bench/transcripts/`), running `.venv/bin/lore` as a new process each "

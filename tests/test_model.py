@@ -254,7 +254,7 @@ def test_references_list_every_pointer() -> None:
         ("anti-pattern", {"status": "superseded"}, True),
         ("concept", {"status": "retracted"}, True),
         ("edge", {"status": "superseded"}, True),
-        ("observation", {"status": "discarded"}, False),
+        ("observation", {"status": "discarded"}, True),  # not a live result (§3.6)
         ("evidence", {"confidence": "superseded"}, True),
         ("evidence", {"confidence": "contested"}, False),
         ("session", {"status": "archived"}, True),

@@ -95,17 +95,21 @@ def note(message: str) -> None:
 
 
 def rule_of_three_note(rule: dict[str, Any]) -> None:
-    """The Rule of Three line (stderr) for a ``{"error_type", "count", "pitfall"}``."""
+    """The Rule of Three line (stderr) once a failure type recurs: what names it, or the two
+    commands that do (either one ends the note for that type)."""
+    kind, count = rule["error_type"], rule["count"]
+    head = f"Rule of Three: {count} failures of type {kind}"
     if rule.get("pitfall"):
         note(
-            f"Rule of Three: {rule['count']} failures of type {rule['error_type']}, "
-            f'already named: {rule["pitfall"]} "PITFALL: {rule["error_type"]}" '
-            f"(lore promote-failure {rule['error_type']} updates it)"
+            f'{head}, already named: {rule["pitfall"]} "PITFALL: {kind}" '
+            f"(lore promote-failure {kind} updates it)"
         )
+    elif rule.get("pattern"):
+        note(f"{head}, already named: pattern {rule['pattern']} (tagged {kind})")
     else:
         note(
-            f"Rule of Three: {rule['count']} failures of type {rule['error_type']}. "
-            f'Name the pattern: lore learn "..." --solution "..." --tags {rule["error_type"]}'
+            f'{head}. Name it: lore promote-failure {kind} --fix "..." (a PITFALL anti-pattern), '
+            f'or lore learn "..." --solution "..." --tags {kind} (a pattern)'
         )
 
 

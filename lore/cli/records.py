@@ -141,7 +141,12 @@ def render_evidence(evidence: list[dict[str, Any]]) -> None:
 
 @click.command(name="list")
 @click.argument("kind", required=False)
-@click.option("--all", "show_all", is_flag=True, help="Include retracted and superseded records.")
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="Include hidden records (retracted, superseded, deprecated, discarded).",
+)
 @tag_option(TAG_FILTER_HELP)
 @click.option("--project", help="Only records of this project.")
 @click.option("--since", help=SINCE_HELP)

@@ -29,6 +29,11 @@ class Observation(Record):
     discard_reason: str = ""
     provenance: dict[str, Any] | None = provenance_field()
 
+    @property
+    def hidden(self) -> bool:
+        # A discarded observation was judged wrong or useless: not a live result either.
+        return self.status == "discarded" or super().hidden
+
 
 PROMOTE_TO = ("decision", "pattern", "evidence")
 # What `lore ingest` tags an observation it found in a transcript with (beside "decision",

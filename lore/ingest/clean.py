@@ -19,14 +19,31 @@ def strip_private(text: str) -> str:
     return PRIVATE.sub(PRIVATE_MARK, text)
 
 
-def safe(text: str, limit: int = 0) -> str:
-    """Private parts dropped, credentials masked, whitespace collapsed, cut to ``limit``."""
+def masked(text: str) -> str:
+    """Private parts dropped and credentials masked; nothing else changed."""
     from lore.secrets.gate import redact
 
-    cleaned = " ".join(redact(strip_private(text)).split())
-    if limit and len(cleaned) > limit:
-        cleaned = cleaned[: limit - 1].rstrip() + "…"
-    return cleaned
+    return redact(strip_private(text))
+
+
+def safe(text: str, limit: int = 0) -> str:
+    """Private parts dropped, credentials masked, then (never before: a cut or a collapsed
+    line break can leave a key no rule recognises) whitespace collapsed and the text cut
+    to ``limit``, never inside a redaction marker."""
+    cleaned = " ".join(masked(text).split())
+    return cut(cleaned, limit) if limit else cleaned
+
+
+def cut(text: str, limit: int, mark: str = "…") -> str:
+    """``text`` (already masked) at most ``limit`` characters, ``mark`` ending a cut one;
+    never cut inside a redaction marker (a cut marker reads as text that lost its secret)."""
+    if len(text) <= limit:
+        return text
+    kept = text[: limit - len(mark)]
+    opened = kept.rfind("[REDACTED:")
+    if opened >= 0 and "]" not in kept[opened:]:
+        kept = kept[:opened]
+    return kept.rstrip() + mark
 
 
 def plain(text: str) -> str:

@@ -9,7 +9,7 @@ import re
 from typing import Any, NamedTuple
 
 from lore.ingest import rules, shell
-from lore.ingest.clean import plain, safe, strip_private
+from lore.ingest.clean import masked, plain, safe, strip_private
 from lore.ingest.events import DENIED, ERROR, INTERRUPTED, SHELL, TIMEOUT, Event
 
 FAILED = frozenset({ERROR, TIMEOUT, INTERRUPTED, DENIED})
@@ -45,7 +45,7 @@ def failure_of(event: Event) -> Failed | None:
         code = f" with code {event.exit_code}" if event.exit_code is not None else ""
         message = safe(f"`{shell.key(event.command)}` failed{code}", rules.KEY_LINE_LIMIT)
     return Failed(
-        shell.key(strip_private(event.command)),
+        shell.key(masked(event.command)),
         safe(event.command, 1000),
         error_type,
         message,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from lore.ingest import rules, shell
+from lore.ingest.clean import masked, safe
 from lore.ingest.events import CANCELLED, DENIED, EDIT, OK, SHELL, Event
 from lore.ingest.extract import (
     candidates_of,
@@ -72,31 +73,33 @@ class SessionState:
             self._prompt(event)
         elif event.kind == "reply":
             self.unanswered = None
-            steps = next_steps(event.text)
+            steps = next_steps(masked(event.text))
             if steps:
-                self.steps = steps[:5]
+                self.steps = [safe(step, 300) for step in steps[:5]]
         elif event.kind == "call":
             self.unanswered = None
             self._call(event)
         return candidates_of(event)
 
     def _prompt(self, event: Event) -> None:
-        text = " ".join(event.text.split())
+        # Masked as it comes in (then cut): the state is kept in the machine-local watermark.
+        text = safe(event.text, 500)
         if is_acknowledgement(text):
             return
-        self.requests = [*self.requests, text[:500]][-MAX_REQUESTS:]
+        self.requests = [*self.requests, text][-MAX_REQUESTS:]
         self.last_request_at = event.time
         if self.first_request is None and is_substantive(text):
-            self.first_request = [text[:500], event.lines[0], event.lines[1]]
-        self.unanswered = [text[:500], event.lines[0], event.lines[1]]
-        for sentence in sentences(event.text):
+            self.first_request = [text, event.lines[0], event.lines[1]]
+        self.unanswered = [text, event.lines[0], event.lines[1]]
+        for sentence in sentences(masked(event.text)):
             deferring = rules.DEFERRAL.search(sentence) and not sentence.endswith("?")
-            if deferring and not is_acknowledgement(sentence) and sentence not in self.deferred:
-                self.deferred.append(sentence[:300])
+            said = safe(sentence, 300)
+            if deferring and not is_acknowledgement(sentence) and said not in self.deferred:
+                self.deferred.append(said)
 
     def _call(self, event: Event) -> None:
         if event.action == EDIT and event.status == OK:
-            for name in event.files:
+            for name in map(masked, event.files):
                 if name in self.edits:
                     self.edits.remove(name)
                 self.edits.append(name)
@@ -107,7 +110,7 @@ class SessionState:
         if event.action != SHELL or not event.command.strip() or event.status == CANCELLED:
             return
         failed = failure_of(event)
-        key = failed.key if failed else shell.key(event.command)
+        key = failed.key if failed else shell.key(masked(event.command))
         ran = event.status == OK or (failed is not None and event.status != DENIED)
         if ran and shell.family(event.command, rules.TEST_COMMANDS):
             run = self.tests.setdefault(key, {"command": key[:300], "runs": 0, "failed": 0})
@@ -146,7 +149,7 @@ class SessionState:
                     }
                     self.touched.add(done)
             for match in rules.COMMIT_LINE.finditer(event.text):
-                commit = [match.group(2), match.group(3).strip()[:200]]
+                commit = [match.group(2), safe(match.group(3), 200)]
                 if commit not in self.commits:
                     self.commits.append(commit)
 

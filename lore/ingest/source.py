@@ -151,4 +151,8 @@ def _clip(text: str) -> str:
     lines = text.splitlines()
     if len(lines) > MAX_LINES:
         text = "\n".join(lines[:MAX_LINES]) + f"\n… ({len(lines) - MAX_LINES} more lines)"
-    return text if len(text) <= MAX_CHARS else text[:MAX_CHARS] + "…"
+    if len(text) <= MAX_CHARS:
+        return text
+    cut = text[:MAX_CHARS]
+    opened = cut.rfind("[REDACTED:")
+    return (cut[:opened] if opened >= 0 and "]" not in cut[opened:] else cut) + "…"

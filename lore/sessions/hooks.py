@@ -21,6 +21,8 @@ from lore.storage.atomic import atomic_write
 
 MARKER = "hooks run"  # every command we install contains "<lore> ... hooks run <event>"
 MAX_FAILED = 5  # failed commands ``auto.failed_commands`` keeps
+MAX_REQUEST_CHARS = 300  # a request in ``auto.requests`` (masked first, then cut)
+MAX_COMMAND_CHARS = 200  # a command in ``auto.failed_commands``
 GIT_SECONDS = 0.25  # each git call of an automatic handoff: the hook has 0.9 s in all
 HOOK_TIMEOUT = 10  # seconds Claude Code gives each hook (lore answers within about one)
 
@@ -244,6 +246,7 @@ def auto_handoff(
     ``transfer.handoff``), so it never buries a manual one's next steps and blockers.
     """
     from lore.git.info import find_repo, snapshot
+    from lore.ingest.clean import cut
     from lore.sessions.handoff import handoff, last_handoff
 
     transcript = payload.get("transcript_path")
@@ -270,9 +273,11 @@ def auto_handoff(
         extra={
             "auto": {
                 "event": event,
-                "requests": digest.requests,
+                "requests": [cut(r, MAX_REQUEST_CHARS, "") for r in digest.requests],
                 "files": digest.files,
-                "failed_commands": digest.failed[-MAX_FAILED:],
+                "failed_commands": [cut(c, MAX_COMMAND_CHARS, "") for c in digest.failed][
+                    -MAX_FAILED:
+                ],
                 "threads": digest.open,  # its own open items (resume lists them apart)
             },
             "digest": digest.to_dict(),

@@ -285,6 +285,7 @@ def recall(
     if deep or graph_depth:
         return _graph(store, text, deep, graph_depth, limit, kinds, project, tags, since,
                       until, show_all, explain, here)  # fmt: skip
+    asked = r.Asked()
     found = r.recall(
         store,
         text,
@@ -296,9 +297,10 @@ def recall(
         limit=limit,
         show_hidden=show_all,
         here=here,
+        asked=asked,
     )
     results = [h.to_dict(explain=explain) for h in found]
-    doc = {"query": text, "window": _window(text), "results": results}
+    doc = {"query": text, "window": _window(text), "kinds": asked.kinds, "results": results}
     return Recalled("search", doc, found)
 
 
@@ -347,7 +349,9 @@ def _graph(
     import sys
 
     from lore.graph.recall import graph_recall
+    from lore.recall.core import Asked
 
+    asked = Asked()
     found, via = graph_recall(
         store,
         text,
@@ -364,6 +368,7 @@ def _graph(
         # the lore console script ends after this command (see lore.graph.snapshot.load);
         # a long-lived caller (lore mcp, tests) does not
         one_shot="lore.launch" in sys.modules and (store.kept is None),
+        asked=asked,
     )
     results = []
     for hit in found:
@@ -371,5 +376,5 @@ def _graph(
         if explain and hit.record.id in via:
             item["explain"]["via"] = via[hit.record.id]
         results.append(item)
-    doc = {"query": text, "window": _window(text), "results": results}
+    doc = {"query": text, "window": _window(text), "kinds": asked.kinds, "results": results}
     return Recalled("graph", doc, found, via)

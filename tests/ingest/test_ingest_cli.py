@@ -404,8 +404,9 @@ def test_the_rule_of_three_sees_ingested_failures(run: Any, tmp_path: Path) -> N
     result = run("ingest", str(copy(tmp_path, "claude-medgemma.jsonl")))
     assert result.exit_code == 0
     assert (
-        "lore: Rule of Three: 3 failures of type LintError. Name the pattern: "
-        'lore learn "..." --solution "..." --tags LintError\n'
+        "lore: Rule of Three: 3 failures of type LintError. Name it: lore promote-failure "
+        'LintError --fix "..." (a PITFALL anti-pattern), or lore learn "..." --solution "..." '
+        "--tags LintError (a pattern)\n"
     ) in result.stderr
 
 
@@ -511,3 +512,20 @@ def test_nothing_to_ingest_says_so(run: Any, repo: Path) -> None:
     result = run("ingest")
     assert (result.exit_code, result.stdout) == (0, "")
     assert result.stderr == f"lore: no agent transcripts found for {repo}\n"
+
+
+def test_a_key_pasted_after_a_long_request_is_masked_before_the_request_is_cut(
+    run: Any, data_dir: Path, tmp_path: Path
+) -> None:
+    body = "\n".join("MIIEowIBAAKCAQEA" + "q" * 48 for _ in range(8))
+    key = f"-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----"
+    prompt = orjson.loads((FIXTURES / "claude-entire.jsonl").read_bytes().splitlines()[0])
+    prompt["message"]["content"] = "please deploy with this key " + "x " * 220 + "\n" + key
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(orjson.dumps(prompt) + b"\n")
+    ingest(run, str(path))
+    (session,) = records(run, "session")
+    assert session["digest"]["first_request"].endswith("x [REDACTED:private-key]")
+    stored = b"".join(p.read_bytes() for p in data_dir.rglob("*") if p.is_file())
+    local = b"".join(p.read_bytes() for p in (tmp_path / "home").rglob("*") if p.is_file())
+    assert b"qqqq" not in stored and b"qqqq" not in local  # nor in the watermark's state

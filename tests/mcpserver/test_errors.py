@@ -81,7 +81,7 @@ def test_lore_rules_apply(server: Any) -> None:
         "--deep and --graph-depth go with a plain QUERY, not a mode"
     )
     assert server.error("recall", query="x", graph_depth=4)["code"] == "usage"
-    assert server.error("recall", query="x", since="last tuesday")["code"] == "usage"
+    assert server.error("recall", query="x", since="last sprint")["code"] == "usage"
     assert server.error("learn", text="x", confidence=2)["code"] == "usage"
     bad_field = server.error("capture", text="x", kind="pattern", fields={"confidence": "high"})
     assert bad_field["code"] == "invalid" and bad_field["field"] == "confidence"
@@ -100,6 +100,8 @@ def test_secrets_are_refused_unless_allowed(server: Any) -> None:
     assert refused["findings"][0]["field"] == "content"
     assert server.error("fail", error_type="ToolError", message=text)["code"] == "secret"
     assert server.error("handoff", message=f"done; {text}")["code"] == "secret"
+    project = server.error("handoff", message="done for today", project=f"shop-{FAKE_KEY}")
+    assert (project["code"], project["field"]) == ("secret", "project")
     allowed = server.ok("observe", text=text, allow_secret=True)
     assert allowed["record"]["content"] == text
 

@@ -136,8 +136,9 @@ def fail(
 ) -> Answer:
     """Record a failure when a command, test or approach fails, so recurring ones are
     spotted. When its error type reaches three failures the result also carries
-    "rule_of_three": {"error_type", "count", "pitfall"}: time to record the fix with
-    `learn` (or, when `pitfall` names one, read that PITFALL anti-pattern).
+    "rule_of_three": {"error_type", "count", "pitfall", "pattern"}: time to name it, with
+    `learn` (a pattern tagged with the error type) or `lore promote-failure` (a PITFALL);
+    when `pitfall` or `pattern` names one already, read that record.
     Returns the same as `lore capture --json`:
     {"ok", "id", "type" (the kind), "timestamp", "record"}."""
     fields = {"error_type": error_type, "tool": tool, "step": step}
