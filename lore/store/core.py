@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable
-from contextlib import ExitStack
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,7 @@ class Store:
         # Derived data a long-lived process (``lore mcp``) keeps between calls: set to a
         # dict to keep the search index in memory (refreshed from the files on each use).
         self.kept: dict[str, Any] | None = None
+        self._writing = False
 
     # -- layout --------------------------------------------------------------------
 
@@ -199,6 +200,22 @@ class Store:
 
     # -- writing -------------------------------------------------------------------
 
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Every write holds this first: the root's lock, shared (``lore sync`` and a move
+        hold it exclusively), and the checks of ``lore.store.guard``. Re-entrant."""
+        if self._writing:
+            yield
+            return
+        from lore.store.guard import writing
+
+        with writing(self.path):
+            self._writing = True
+            try:
+                yield
+            finally:
+                self._writing = False
+
     def add(
         self,
         records: Iterable[Record],
@@ -219,6 +236,7 @@ class Store:
         targets = sorted(set(locations.values()))
         written: set[Path] = set()  # document folders, each made durable once at the end
         with ExitStack() as stack:
+            stack.enter_context(self.writing())
             for target in targets:
                 stack.enter_context(locked(target))
             if guard is not None:
@@ -282,7 +300,7 @@ class Store:
         storage = cls.KIND.storage
         location = self.location(cls)
         target = self._document(cls, record_id)
-        with locked(target):
+        with self.writing(), locked(target):
             record, tree = self._reread(cls, record_id, target)
             changes = fn(record.to_dict())
             if changes:
@@ -366,7 +384,7 @@ class Store:
                 f"{cls.KIND.name} records cannot be removed", kind=cls.KIND.name
             )
         path = self.location(cls)
-        with locked(path):
+        with self.writing(), locked(path):
             self._cache.pop(cls.KIND.name, None)
             record = self._load(cls).get(key)
             if record is None:

@@ -83,7 +83,7 @@ def repair(store: Store) -> Diagnosis:
         if not isinstance(cls.KIND.storage, Log) or not path.is_file():
             continue
         rel = path.relative_to(store.path).as_posix()
-        moved = quarantine_lines(path, rel)
+        moved = quarantine_lines(path, rel, store.path)
         if moved:
             repaired.append(
                 {
@@ -121,7 +121,7 @@ def repair(store: Store) -> Diagnosis:
     return after
 
 
-def quarantine_lines(path: Path, rel: str) -> list[int]:
+def quarantine_lines(path: Path, rel: str, root: Path | None = None) -> list[int]:
     """Move the lines of the log at ``path`` that are not records into its quarantine file.
 
     Under the log's lock, so the lines are judged as they are (an append in progress
@@ -129,12 +129,15 @@ def quarantine_lines(path: Path, rel: str) -> list[int]:
     origin, the reason, the text, the exact bytes), then the log is replaced atomically
     by its other lines, byte for byte. Returns the line numbers moved.
     """
+    from contextlib import nullcontext
+
     from lore import clock
     from lore.storage import jsonl
     from lore.storage.atomic import atomic_write
     from lore.storage.lock import locked
+    from lore.store.guard import writing
 
-    with locked(path):
+    with writing(root) if root is not None else nullcontext(), locked(path):
         raw = path.read_bytes()
         _rows, issues = jsonl.parse(raw, rel)
         lines = {i.line: (i.code, i.message) for i in issues}

@@ -231,7 +231,7 @@ def update_goal(
 
     # A new dependency is checked and written under the goals' folder lock (which every
     # such update and every new goal takes), so two updates cannot close a cycle together.
-    with locked(store.location(Goal)) if depends_on else nullcontext():
+    with store.writing(), locked(store.location(Goal)) if depends_on else nullcontext():
         deps = _dependencies(store, goal_id, depends_on)
         record = store.update(goal_id, change)
     assert isinstance(record, Goal)
