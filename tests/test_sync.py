@@ -192,7 +192,14 @@ def test_a_document_changed_on_both_sides_is_refused_and_nothing_is_lost(
     ), report["issues"]
     again = lore(run, b, "sync", code=8)
     assert again["files"] == [str(doc)]
-    assert "unfinished" in again["error"]
+    assert "git is in the middle of a merge" in again["error"]
+    assert "abort" not in again["error"]  # no advice that could lose a record
+    # While it is unfinished, lore writes nothing (a record would be lost to an abort).
+    refused_write = run("--data-dir", str(b), "observe", "mid-merge note", "--json")
+    assert refused_write.exit_code == 8
+    assert json.loads(refused_write.stdout)["error"].startswith(
+        f"git is in the middle of a merge in {b}; lore writes nothing until it is finished"
+    )
 
 
 def test_sync_without_an_upstream_commits_locally(run: Run, tmp_path: Path) -> None:
