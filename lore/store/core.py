@@ -101,6 +101,27 @@ class Store:
             out.extend(self.records(cls, hidden=hidden))
         return out
 
+    def readable(self, kind: str | type[Record]) -> list[Record]:
+        """:meth:`records` (hidden ones included), or ``DataError`` when the kind's one file
+        cannot be read at all (a map that does not parse, a log lore cannot open): a
+        listing or an export must never pass that off as an empty store."""
+        cls = kind_class(kind) if isinstance(kind, str) else kind
+        found = self.records(cls, hidden=True)
+        storage = cls.KIND.storage
+        if isinstance(storage, Dir):
+            return found
+        where = str(self.location(cls))
+        for issue in self._kind_issues.get(cls.KIND.name, ()):
+            whole = isinstance(storage, Map) or issue.code == "unreadable"
+            if whole and issue.file == where:
+                raise DataError(
+                    f"{issue}; no {cls.KIND.name} can be read until it is fixed "
+                    "(lore validate names the problem)",
+                    file=where,
+                    line=issue.line,
+                )
+        return found
+
     def matching(
         self, kind: str | type[Record], keep: Callable[[dict[str, Any]], bool]
     ) -> list[Record]:

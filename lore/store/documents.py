@@ -104,7 +104,7 @@ def update_document(file: Path, changes: dict[str, Any], tree: Any) -> None:
         return
     from lore.storage import yamlio
 
-    atomic_write(file, yamlio.dumps(tree))
+    atomic_write(file, yamlio.dumps_checked(tree, str(file)))
 
 
 def put_map_entry(
@@ -155,7 +155,7 @@ def put_map_entry(
             entries[name] = {}
         for field, value in changes.items():
             merge_value(entries[name], field, value)
-    atomic_write(path, yamlio.dumps(doc))
+    atomic_write(path, yamlio.dumps_checked(doc, str(path)))
 
 
 def delete_map_entry(path: Path, storage: Map, key: str) -> None:
@@ -165,7 +165,7 @@ def delete_map_entry(path: Path, storage: Map, key: str) -> None:
 
     doc = yamlio.load(path)
     yamlio.delete_key(doc, doc[storage.key], key)
-    atomic_write(path, yamlio.dumps(doc))
+    atomic_write(path, yamlio.dumps_checked(doc, str(path)))
 
 
 def data_issue(file: Path, exc: DataError) -> ReadIssue:
@@ -243,4 +243,4 @@ def dump_document(file: Path, data: dict[str, Any]) -> bytes:
         return text.encode("utf-8")
     from lore.storage import yamlio
 
-    return yamlio.dumps(data)
+    return yamlio.dumps_checked(data, str(file))

@@ -22,7 +22,7 @@ def list_records(
     limit: int = 0,
 ) -> list[Record]:
     """Records of ``kind``, newest first, filtered by tags (all must match) and project."""
-    records = store.records(kind_class(kind), hidden=hidden)
+    records = [r for r in store.readable(kind_class(kind)) if hidden or not r.hidden]
     if tags:
         wanted = set(tags)
         records = [r for r in records if wanted <= set(r.tags)]
