@@ -129,7 +129,7 @@ def warm_index(store: Store, kind: str) -> Any:
 
     if kind != "decision":
         return current(store, (kind,))
-    from lore.store.core import _stamp
+    from lore.storage.stamp import stamp as _stamp
 
     # A decision's capture asks twice (duplicates, then contradictions) with nothing
     # written in between: the second gets the same index instead of loading it again.

@@ -33,6 +33,8 @@ def _own_patterns() -> tuple[set[str], list[tuple[str, str]]]:
         base = f"{cls.KIND.component}/data/"
         if isinstance(storage, Dir):
             folders.append((base + storage.dir + "/", storage.suffix))
+            if storage.events:
+                exact.add(base + storage.events)
         else:
             exact.add(base + storage.file)
     return exact, folders
@@ -58,13 +60,15 @@ def lost_lines(root: Path) -> dict[str, int]:
     """
     import orjson
 
-    from lore.model import Log, kinds
+    from lore.model import Dir, Log, kinds
 
     logs = []
     for cls in kinds().values():
         storage = cls.KIND.storage
         if isinstance(storage, Log):
             logs.append(f"{cls.KIND.component}/data/{storage.file}")
+        elif isinstance(storage, Dir) and storage.events:
+            logs.append(f"{cls.KIND.component}/data/{storage.events}")
     diff = git(root, "diff", "-U0", "--no-color", "--no-renames", "HEAD", "--", *logs).out
     removed: dict[str, list[bytes]] = {}
     current = ""

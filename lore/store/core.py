@@ -4,7 +4,6 @@ the on-disk layout. Folding: ``lore.store.fold``; documents, maps: ``lore.store.
 
 from __future__ import annotations
 
-import os
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -20,8 +19,7 @@ from lore.storage import jsonl
 from lore.storage.atomic import atomic_write, fsync_dir
 from lore.storage.jsonl import ReadIssue
 from lore.storage.lock import locked
-
-# Also importable from here, as before the split.
+from lore.storage.stamp import stamp as _stamp
 from lore.store.documents import (
     delete_map_entry,
     document_record,
@@ -34,6 +32,7 @@ from lore.store.documents import (
     read_fast,
     update_document,
 )
+from lore.store.events import events_path, folded, read_events, with_events
 from lore.store.fold import REVISE, fold
 
 PROGRESS_EVERY = 500  # records between progress calls of a bulk add
@@ -54,6 +53,7 @@ class Store:
         # dict to keep the search index in memory (refreshed from the files on each use).
         self.kept: dict[str, Any] | None = None
         self._writing = False
+        self._events_cache: dict[Path, tuple[Any, dict[str, list[dict[str, Any]]]]] = {}
 
     # -- layout --------------------------------------------------------------------
 
@@ -192,16 +192,21 @@ class Store:
 
     def _load(self, cls: type[Record]) -> dict[str, Record]:
         location = self.location(cls)
-        stamp = _stamp(location)
+        storage = cls.KIND.storage
+        events = events_path(location, storage) if isinstance(storage, Dir) else None
+        stamp = _stamp(location) if events is None else (_stamp(location), _stamp(events))
         cached = self._cache.get(cls.KIND.name)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        storage = cls.KIND.storage
         before = len(self.issues)
         if isinstance(storage, Log):
             records = self._load_log(cls, location)
         elif isinstance(storage, Dir):
             records = load_dir(cls, location, storage, self.issues)
+            if events is not None:
+                found = read_events(events, self.issues)
+                if found:
+                    records = {rid: with_events(cls, r, found) for rid, r in records.items()}
         else:
             records = load_map(cls, location, storage, self.issues)
         # A reload replaces this kind's issues: the same bad line is reported once.
@@ -341,10 +346,14 @@ class Store:
                     }
                     if reason:
                         line["reason"] = reason
+                    before = record.to_dict()
+                    was = {f: before.get(f) for f in cls.DIVERGENT if f in changes}
+                    if was:
+                        line["was"] = was
                     jsonl.append(location, [line], lock=False)
                 elif isinstance(storage, Dir):
                     update_document(target, changes, tree)
-                    record = document_record(cls, record_id, target, tree)
+                    record = folded(self, cls, document_record(cls, record_id, target, tree))
                 else:
                     put_map_entry(
                         location, storage, candidate, new=False, changes=changes, key=record_id
@@ -361,7 +370,7 @@ class Store:
         except (OSError, DataError):
             return None  # missing or unreadable: the full load reports it properly
         record.id = record.id or record_id
-        return record if record.id == record_id else None
+        return folded(self, cls, record) if record.id == record_id else None
 
     def _document(self, cls: type[Record], record_id: str) -> Path:
         """The file of a one-document-per-record kind (for other kinds, their file).
@@ -386,7 +395,7 @@ class Store:
                 tree = load_tree(target)
             except FileNotFoundError:
                 raise NotFoundError(f"no record with id {record_id!r}", id=record_id) from None
-            return document_record(cls, record_id, target, tree), tree
+            return folded(self, cls, document_record(cls, record_id, target, tree)), tree
         if not isinstance(cls.KIND.storage, Log):
             # A replaced map file can keep its size and mtime; appends always grow a log.
             self._cache.pop(cls.KIND.name, None)
@@ -417,28 +426,3 @@ class Store:
 
 # A document's id is its file name: letters, digits, "_", "-" and inner dots only.
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,200}(?<!\.)")
-
-
-def _stamp(path: Path) -> Any:
-    """A cheap change detector for a file or a directory of files."""
-    try:
-        st = os.stat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    if path.is_dir():  # documents may be edited in place: look at every file
-        found = []
-        with os.scandir(path) as entries:
-            for e in entries:
-                # Dot files are another writer's temporary file or lock sidecar: they
-                # come and go at any moment, and no record lives in them.
-                if e.name.startswith("."):
-                    continue
-                try:
-                    info = e.stat()
-                except FileNotFoundError:  # removed while we looked: not there
-                    continue
-                # The inode too: an atomic replace within one coarse mtime tick keeps
-                # the size.
-                found.append((e.name, e.inode(), info.st_mtime_ns, info.st_size))
-        return tuple(sorted(found))
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
