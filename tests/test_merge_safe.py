@@ -151,3 +151,35 @@ def test_an_outcome_changed_in_turn_is_not_a_divergence(run: Run, data_dir: Path
     lore(run, data_dir, "review", "--resolve", decision, "--outcome", "revised", "--force")
     codes = [i["code"] for i in lore(run, data_dir, "validate")["issues"]]
     assert "divergent-value" not in codes
+
+
+def test_projects_added_on_two_clones_merge_without_a_conflict(run: Run, tmp_path: Path) -> None:
+    a, b = clones(run, tmp_path, 2)
+    lore(run, a, "registry", "add", "shared", "--description", "both know it")
+    everywhere(run, [a, b])
+    projects = a / "registry" / "data" / "projects.yaml"
+    projects.write_text("# our projects\n" + projects.read_text())  # a hand edit survives
+    lore(run, a, "registry", "add", "billing", "--description", "from a")
+    lore(run, b, "registry", "add", "search", "--description", "from b")
+    lore(run, b, "registry", "add", "shared", "--description", "b changed it")
+    everywhere(run, [a, b])
+    for root in (a, b):
+        listed = {p["name"]: p["description"] for p in lore(run, root, "registry", "list")}
+        assert listed == {"shared": "b changed it", "billing": "from a", "search": "from b"}
+        assert (root / "registry" / "data" / "projects.yaml").read_text().startswith(
+            "# our projects\n"
+        )
+        assert lore(run, root, "validate")["errors"] == 0
+
+
+def test_one_project_changed_two_ways_is_still_a_conflict(run: Run, tmp_path: Path) -> None:
+    a, b = clones(run, tmp_path, 2)
+    lore(run, a, "registry", "add", "shared", "--description", "first")
+    everywhere(run, [a, b])
+    lore(run, a, "registry", "add", "shared", "--description", "a says")
+    lore(run, b, "registry", "add", "shared", "--description", "b says")
+    lore(run, a, "sync")
+    refused = lore(run, b, "sync", code=8)
+    assert refused["files"] == ["registry/data/projects.yaml"]
+    assert git(b, "status", "--porcelain") == ""  # aborted: b as it was
+    assert lore(run, b, "registry", "show", "shared")["description"] == "b says"

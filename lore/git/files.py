@@ -8,6 +8,38 @@ from pathlib import Path
 
 from lore.git.run import git
 
+GITATTRIBUTES_LINES = (
+    "# lore: append-only logs merge by union; lore de-duplicates identical lines on read",
+    "*.jsonl merge=union",
+    "# lore: lore sync merges the registry by project (a plain git pull merges it as text)",
+    "registry/data/projects.yaml merge=lore-map",
+)
+
+
+def ensure_lines(path: Path, lines: tuple[str, ...]) -> bool:
+    """Append the lines ``path`` lacks (creating it); True if anything was written."""
+    from lore.storage.atomic import atomic_write
+
+    existing = path.read_text(encoding="utf-8") if path.exists() else ""
+    present = {line.strip() for line in existing.splitlines()}
+    missing = [line for line in lines if line.strip() not in present]
+    if not missing:
+        return False
+    prefix = existing if not existing or existing.endswith("\n") else existing + "\n"
+    atomic_write(path, (prefix + "\n".join(missing) + "\n").encode("utf-8"))
+    return True
+
+
+def ensure_attributes(root: Path) -> None:
+    """A root made by an older ``lore init --git`` gets the registry's merge line."""
+    path = root / ".gitattributes"
+    try:
+        made_by_lore = "*.jsonl merge=union" in path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return
+    if made_by_lore:
+        ensure_lines(path, GITATTRIBUTES_LINES[2:])
+
 
 def own_files(root: Path) -> list[str]:
     """lore's own changed files under ``root`` (relative, for ``git add``): the kinds'

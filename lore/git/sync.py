@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lore.errors import ConflictError, DataError, LoreError, UsageError
-from lore.git.files import lost_lines, own_files
+from lore.git.files import ensure_attributes, lost_lines, own_files
 from lore.git.run import git, reason
 
 MODES = ("merge", "rebase")
@@ -40,6 +40,7 @@ def sync(
         )
     with _holding(root):
         recovered = _recover(root)
+        ensure_attributes(root)
         committed = _commit(root, message)
     upstream = git(
         root, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}", check=False
@@ -207,11 +208,14 @@ def _integrate(root: Path, mode: str) -> None:
     marker = where / SYNC_MARKER if where is not None else None
     if marker is not None:
         marker.write_text(f"{mode}\n", encoding="utf-8")
+    from lore.git.mergemap import driver_config
+
+    drivers = driver_config()  # projects.yaml merges by entry (lore.git.mergemap)
     if mode == "merge":
-        done = git(root, "merge", "-q", "--no-edit", "@{upstream}", check=False)
+        done = git(root, *drivers, "merge", "-q", "--no-edit", "@{upstream}", check=False)
         abort = ("merge", "--abort")
     else:
-        done = git(root, "rebase", "-q", "@{upstream}", check=False)
+        done = git(root, *drivers, "rebase", "-q", "@{upstream}", check=False)
         abort = ("rebase", "--abort")
     try:
         if done.code == 0:

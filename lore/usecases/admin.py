@@ -14,10 +14,6 @@ from lore.model import Dir
 from lore.paths import COMPONENTS
 from lore.store.core import Store
 
-GITATTRIBUTES_LINES = (
-    "# lore: append-only logs merge by union; lore de-duplicates identical lines on read",
-    "*.jsonl merge=union",
-)
 GITIGNORE_LINES = (
     "# lore: derived and machine-local files (never the truth, never committed)",
     "*.lock",
@@ -68,6 +64,8 @@ def _init_git(root: Path, created: list[str]) -> dict[str, Any]:
         if done.code != 0:
             raise LoreError(f"git init failed: {reason(done)}")
     changed = []
+    from lore.git.files import GITATTRIBUTES_LINES
+
     for name, lines in ((".gitattributes", GITATTRIBUTES_LINES), (".gitignore", GITIGNORE_LINES)):
         if _ensure_lines(root / name, lines):
             changed.append(name)
@@ -81,17 +79,9 @@ def _init_git(root: Path, created: list[str]) -> dict[str, Any]:
 
 
 def _ensure_lines(path: Path, lines: Sequence[str]) -> bool:
-    """Append the lines ``path`` lacks (creating it); True if anything was written."""
-    from lore.storage.atomic import atomic_write
+    from lore.git.files import ensure_lines
 
-    existing = path.read_text(encoding="utf-8") if path.exists() else ""
-    present = {line.strip() for line in existing.splitlines()}
-    missing = [line for line in lines if line.strip() not in present]
-    if not missing:
-        return False
-    prefix = existing if not existing or existing.endswith("\n") else existing + "\n"
-    atomic_write(path, (prefix + "\n".join(missing) + "\n").encode("utf-8"))
-    return True
+    return ensure_lines(path, tuple(lines))
 
 
 def move_root(store: Store, target: str | Path) -> dict[str, Any]:

@@ -87,6 +87,8 @@ def test_init_recreates_only_what_is_missing(run: Run, data_dir: Path) -> None:
 GITATTRIBUTES = (
     "# lore: append-only logs merge by union; lore de-duplicates identical lines on read\n"
     "*.jsonl merge=union\n"
+    "# lore: lore sync merges the registry by project (a plain git pull merges it as text)\n"
+    "registry/data/projects.yaml merge=lore-map\n"
 )
 GITIGNORE = (
     "# lore: derived and machine-local files (never the truth, never committed)\n*.lock\n*.tmp\n"
@@ -164,6 +166,8 @@ def test_init_git_appends_only_missing_lines(run: Run, data_dir: Path) -> None:
     assert (data_dir / ".gitattributes").read_text() == (
         "*.png binary\n  *.jsonl merge=union  \n"
         "# lore: append-only logs merge by union; lore de-duplicates identical lines on read\n"
+        "# lore: lore sync merges the registry by project (a plain git pull merges it as text)\n"
+        "registry/data/projects.yaml merge=lore-map\n"
     )
     assert (data_dir / ".gitignore").read_text() == (
         "*.lock\nnotes/\n"
