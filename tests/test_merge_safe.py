@@ -166,8 +166,10 @@ def test_projects_added_on_two_clones_merge_without_a_conflict(run: Run, tmp_pat
     for root in (a, b):
         listed = {p["name"]: p["description"] for p in lore(run, root, "registry", "list")}
         assert listed == {"shared": "b changed it", "billing": "from a", "search": "from b"}
-        assert (root / "registry" / "data" / "projects.yaml").read_text().startswith(
-            "# our projects\n"
+        assert (
+            (root / "registry" / "data" / "projects.yaml")
+            .read_text()
+            .startswith("# our projects\n")
         )
         assert lore(run, root, "validate")["errors"] == 0
 

@@ -21,8 +21,11 @@ from lore.model import Record, kind_class
 if TYPE_CHECKING:
     from lore.bulk.write import Existing
 
-# The kinds import accepts and export writes, in export order.
+# The kinds built like a capture (the rest are stored as given, checked).
 KINDS: tuple[str, ...] = CAPTURE_KINDS
+# Every kind import accepts and export writes, in export order.
+ALL_KINDS: tuple[str, ...] = (*CAPTURE_KINDS, "edge", "goal", "session", "project")
+VERBATIM_KINDS = frozenset(ALL_KINDS) - frozenset(CAPTURE_KINDS)
 # Keys of a line that are not record fields or are set through build()'s own arguments.
 _CONTROL = frozenset({"kind", "id", "timestamp", "tags", "project", "source", "session_id"})
 # After the prefix: letters, digits, '-' and '_' only, so a document id is a safe file name.
@@ -54,6 +57,9 @@ def check_line(raw: bytes | str | dict[str, Any], context: LineContext) -> Check
         record_id = _record_id(obj, kind)
         if record_id is not None and record_id in context.existing.ids(kind):
             return kind, record_id, None
+        if kind in VERBATIM_KINDS:
+            record = _verbatim(kind, obj, record_id, context)
+            return kind, record.id, record
         return kind, record_id, _record(kind, obj, record_id, context)
     except LineError as exc:
         return kind, record_id, str(exc)
@@ -166,6 +172,40 @@ def _record(kind: str, obj: dict[str, Any], record_id: str | None, context: Line
     return record
 
 
+def _verbatim(
+    kind: str, obj: dict[str, Any], record_id: str | None, context: LineContext
+) -> Record:
+    """A goal, session, project or curated edge: stored as the line gives it (what an
+    export wrote), checked like every new record (schema, secrets). A line without an
+    id gets a new one (a project's id is its name), without a timestamp the time now."""
+    from lore import clock
+
+    cls = kind_class(kind)
+    data = {k: v for k, v in obj.items() if k != "kind"}
+    timestamp = data.get("timestamp")
+    if timestamp is None:
+        data["timestamp"] = clock.now()
+    elif not isinstance(timestamp, str):
+        raise LineError("timestamp must be a string")
+    else:
+        try:
+            clock.parse_timestamp(timestamp)
+        except ValueError:
+            raise LineError(f"timestamp is not an ISO-8601 time ({timestamp!r})") from None
+    if cls.KIND.prefix is None:  # a project: keyed by its name
+        data["id"] = data["name"] = record_id
+    elif record_id is None:
+        data["id"] = clock.new_id(cls.KIND.prefix)
+    record = cls.from_dict(data)
+    try:
+        check(record, allow_secret=context.allow_secret)
+    except SecretError as exc:
+        raise LineError(_secret_message(record, exc)) from None
+    except InvalidInputError as exc:
+        raise LineError(_without_kind(exc.message, kind)) from None
+    return record
+
+
 def _without_kind(message: str, kind: str) -> str:
     """capture's "decision rationale must be ..." as "rationale must be ..." (the line says)."""
     prefix = f"{kind} "
@@ -184,7 +224,7 @@ def _parse(raw: bytes | str | dict[str, Any]) -> dict[str, Any]:
     return obj
 
 
-_KIND_NAMES = {name: name for name in KINDS}
+_KIND_NAMES = {name: name for name in ALL_KINDS}
 
 
 def _kind(obj: dict[str, Any]) -> str:
@@ -193,21 +233,28 @@ def _kind(obj: dict[str, Any]) -> str:
     if known is not None:
         return known
     if not isinstance(value, str) or not value.strip():
-        raise LineError(f"kind is required (one of {', '.join(KINDS)})")
+        raise LineError(f"kind is required (one of {', '.join(ALL_KINDS)})")
     try:
         name = kind_class(value).KIND.name
     except UsageError:
-        raise LineError(f"unknown kind {value!r} (expected one of {', '.join(KINDS)})") from None
-    if name not in KINDS:
-        raise LineError(f"cannot import a {name} (import takes {', '.join(KINDS)})")
+        raise LineError(
+            f"unknown kind {value!r} (expected one of {', '.join(ALL_KINDS)})"
+        ) from None
+    if name not in ALL_KINDS:
+        raise LineError(f"cannot import a {name} (import takes {', '.join(ALL_KINDS)})")
     return name
 
 
 def _record_id(obj: dict[str, Any], kind: str) -> str | None:
+    if kind_class(kind).KIND.prefix is None:  # a project: its id is its name
+        name = obj.get("name", obj.get("id"))
+        if not isinstance(name, str) or not name.strip() or name != name.strip():
+            raise LineError("a project needs a name (a string without surrounding spaces)")
+        return name
     value = obj.get("id")
     if value is None:
         return None
-    prefix = _spec(kind).prefix
+    prefix = kind_class(kind).KIND.prefix or kind
     if (
         not isinstance(value, str)
         or not value.startswith(f"{prefix}-")

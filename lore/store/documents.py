@@ -134,12 +134,14 @@ def put_map_entry(
     if new and name in entries:
         raise InvalidInputError(f"{path}: {name!r} already exists", id=name)
     if new:
-        # A hand-edited file: write what the entry says, not every default.
+        # A hand-edited file: write what the entry says, not every default (a key of
+        # its own, even empty, is what the entry says: kept).
+        fields = set(record.field_names())
         data = {
             k: v
             for k, v in record.to_dict().items()
             if k not in ("id", "name")
-            and v not in (None, "", [], {})
+            and (k not in fields or v not in (None, "", [], {}))
             and (k, v) not in (("source", "manual"), ("v", 1))
         }
         yamlio.append_key(entries, name, data)
