@@ -154,8 +154,9 @@ def import_cmd(
     Never duplicated: a line whose id is already stored is skipped ("existing"),
     and a history line the log already holds is skipped, so importing an export
     twice is harmless (and an interrupted import run again finishes it). Skipped
-    as duplicates (unless --force): an active decision, pattern or anti-pattern whose normalized title
-    equals an active stored one, or, for a line without an id, an earlier line's.
+    as duplicates (unless --force): an active decision, pattern or anti-pattern
+    whose normalized title equals an active stored one, or, for a line without an
+    id, an earlier line's.
 
     \b
     Examples:
