@@ -19,6 +19,8 @@ from lore.errors import LoreError
 from lore.index.columns import SEARCH_KINDS, _unpack
 from lore.index.write import Writable
 from lore.model import Dir, Record, kind_class
+from lore.storage.jsonl import BOM
+from lore.store.coerce import read
 from lore.store.core import Store
 from lore.store.documents import read_fast
 from lore.store.events import read_events, with_events
@@ -72,7 +74,9 @@ class Refreshable(Writable):
         source = self.sources.get(kind)
         try:
             st = os.stat(path)
-        except FileNotFoundError:
+            if not stat.S_ISREG(st.st_mode):  # a directory (or worse) where the log should
+                raise FileNotFoundError  # be: no records to search; the store reports it
+        except (FileNotFoundError, NotADirectoryError):
             if source is None or source.get("fp") is not None:
                 self._kill_kind(kind)
                 self.sources[kind] = {"fp": None}
@@ -99,7 +103,7 @@ class Refreshable(Writable):
         states, _ = fold([(offset, obj) for offset, _, obj in rows], str(path))
         spans, revisions = _spans(rows)
         for rid, state in states.items():
-            self._add(cls.from_dict(state), spans[rid], revisions.pop(rid, []))
+            self._add(read(cls, state), spans[rid], revisions.pop(rid, []))
         self.sources[kind] = _log_source(data, st, len(data), revisions)
         self.changed = True
 
@@ -168,7 +172,7 @@ class Refreshable(Writable):
                 rows.append((offset, orjson.loads(line)))
         states, _ = fold(rows, str(path))
         if rid in states:
-            self._add(cls.from_dict(states[rid]), spans[0], list(spans[1:]))
+            self._add(read(cls, states[rid]), spans[0], list(spans[1:]))
 
     # -- documents --
 
@@ -255,7 +259,7 @@ class Refreshable(Writable):
 
     def _add_document(self, cls: type[Record], file: Path) -> int:
         try:
-            record = cls.from_dict(read_fast(file))
+            record = read(cls, read_fast(file))
         except (OSError, ValueError, LoreError):  # unreadable: validate reports it, we skip it
             return -1
         suffix = cls.KIND.storage.suffix  # type: ignore[union-attr]
@@ -366,6 +370,8 @@ def _rows(data: bytes, base: int) -> list[tuple[int, int, dict[str, Any]]]:
     rows = []
     loads = orjson.loads
     pos = base
+    if base == 0 and data.startswith(BOM):  # a byte-order mark an editor put first
+        data, pos = data[len(BOM) :], len(BOM)
     for line in data.split(b"\n"):
         length = len(line)
         if length and not line.isspace():

@@ -21,6 +21,7 @@ import orjson
 from lore.storage.lock import locked
 
 CONFLICT_MARKERS = (b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||")
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte-order mark: some editors write one; it is not data
 
 
 class ReadIssue(NamedTuple):
@@ -65,6 +66,27 @@ def gc_paused() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+
+
+MAX_DEPTH = 100  # containers inside containers: deeper data is refused, never walked
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``value`` nests lists and objects more than ``limit`` levels deep (walked
+    without recursion, so no depth can crash the check itself)."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, (list, tuple)):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def dumps(obj: Any) -> bytes:
@@ -130,6 +152,8 @@ def parse(raw: bytes, name: str) -> tuple[list[tuple[int, dict[str, Any]]], list
 def _parse(raw: bytes, name: str) -> tuple[list[tuple[int, dict[str, Any]]], list[ReadIssue]]:
     rows: list[tuple[int, dict[str, Any]]] = []
     issues: list[ReadIssue] = []
+    if raw.startswith(BOM):  # the first record is read, not hidden behind the mark
+        raw = raw[len(BOM) :]
     lines = raw.split(b"\n")
     torn_tail = bool(lines) and lines[-1] != b""
     last = len(lines)
@@ -157,6 +181,11 @@ def _parse(raw: bytes, name: str) -> tuple[list[tuple[int, dict[str, Any]]], lis
             continue
         if not isinstance(obj, dict):
             issues.append(ReadIssue(name, number, "line is not a JSON object", "not-object"))
+            continue
+        # Only a line with many brackets can nest deeply: the rest skip the walk.
+        if line.count(b"[") + line.count(b"{") > MAX_DEPTH and too_deep(obj):
+            message = f"nested more than {MAX_DEPTH} levels deep; not read"
+            issues.append(ReadIssue(name, number, message, "parse"))
             continue
         rows.append((number, obj))
     return rows, issues

@@ -66,8 +66,14 @@ def loads(text: str, name: str) -> Any:
             if text_line.startswith(("<<<<<<<", ">>>>>>>"))
         )
         raise DataError(f"{name}:{line}: git conflict marker", file=name, line=line)
+    from lore.storage.jsonl import MAX_DEPTH, too_deep
+
     try:
         tree = _yaml().load(text)
+    except RecursionError:  # ruamel builds nested values recursively
+        raise DataError(
+            f"{name}: nested more than {MAX_DEPTH} levels deep; not read", file=name
+        ) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 0
@@ -75,6 +81,8 @@ def loads(text: str, name: str) -> Any:
         raise DataError(f"{name}:{line}: invalid YAML: {problem}", file=name, line=line) from None
     except YAMLError as exc:
         raise DataError(f"{name}: invalid YAML: {exc}", file=name) from None
+    if too_deep(tree):  # every reader walks documents recursively: refuse them here
+        raise DataError(f"{name}: nested more than {MAX_DEPTH} levels deep; not read", file=name)
     if "*" in text and _expanded_size(tree) > MAX_VALUES:
         raise DataError(
             f"{name}: aliases expand this document beyond {MAX_VALUES:,} values "

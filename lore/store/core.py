@@ -20,6 +20,7 @@ from lore.storage.atomic import atomic_write, fsync_dir
 from lore.storage.jsonl import ReadIssue
 from lore.storage.lock import locked
 from lore.storage.stamp import stamp as _stamp
+from lore.store.coerce import issue_text, read, stored
 from lore.store.documents import (
     delete_map_entry,
     document_record,
@@ -144,7 +145,7 @@ class Store:
         with jsonl.gc_paused():
             rows, _ = jsonl.read(location)
             states, _ = fold(rows, str(location))
-            return [cls.from_dict(data) for data in states.values() if keep(data)]
+            return [read(cls, data) for data in states.values() if keep(data)]
 
     def get(self, record_id: str) -> Record:
         cls = class_for_id(record_id)
@@ -222,7 +223,15 @@ class Store:
             rows, issues = jsonl.read(path)
             self.issues.extend(issues)
             states, _ = fold(rows, str(path), self.issues)
-            return {rid: cls.from_dict(data) for rid, data in states.items()}
+            records = {}
+            for rid, data in states.items():
+                record, wrong = stored(cls, data)
+                if wrong:
+                    self.issues.append(
+                        ReadIssue(str(path), 0, issue_text(record, wrong), "schema", "warning")
+                    )
+                records[rid] = record
+            return records
 
     # -- writing -------------------------------------------------------------------
 
@@ -366,7 +375,7 @@ class Store:
         """The document ``<id><suffix>``, if it exists and holds that record."""
         file = self._document(cls, record_id)
         try:
-            record = cls.from_dict(read_fast(file))
+            record = read(cls, read_fast(file))
         except (OSError, DataError):
             return None  # missing or unreadable: the full load reports it properly
         record.id = record.id or record_id

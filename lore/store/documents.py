@@ -13,6 +13,7 @@ from lore.errors import DataError, InvalidInputError
 from lore.model import Dir, Map, Record
 from lore.storage.atomic import atomic_write
 from lore.storage.jsonl import ReadIssue
+from lore.store.coerce import issue_text, read, stored
 
 
 def merge_value(tree: Any, key: Any, value: Any) -> None:
@@ -58,7 +59,9 @@ def load_dir(
         except DataError as exc:
             issues.append(data_issue(file, exc))
             continue
-        record = cls.from_dict(data)
+        record, wrong = stored(cls, data)
+        if wrong:
+            issues.append(ReadIssue(str(file), 0, issue_text(record, wrong), "schema", "warning"))
         if not record.id:
             record.id = file.name[: -len(storage.suffix)]
         if not isinstance(record.id, str):  # hand-written `id: 123` must not break listing
@@ -85,13 +88,20 @@ def load_map(
         issues.append(data_issue(path, exc))
         return out
     entries = doc.get(storage.key) if isinstance(doc, dict) else None
+    if entries is None and (doc == {} or (isinstance(doc, dict) and storage.key in doc)):
+        return out  # an empty file, or "projects:" with nothing under it yet
     if not isinstance(entries, dict):
+        shape = f"'{storage.key}:' must map names to entries"
+        issues.append(ReadIssue(str(path), 0, shape, "parse"))
         return out
     for name, entry in entries.items():
         data = dict(entry) if isinstance(entry, dict) else {}
-        data.setdefault("name", name)
-        data.setdefault("id", name)
-        out[str(name)] = cls.from_dict(data)
+        data.setdefault("name", str(name))
+        data.setdefault("id", str(name))
+        record, wrong = stored(cls, data)
+        if wrong:
+            issues.append(ReadIssue(str(path), 0, issue_text(record, wrong), "schema", "warning"))
+        out[str(name)] = record
     return out
 
 
@@ -130,6 +140,13 @@ def put_map_entry(
     entries = doc.get(storage.key)
     if entries is None:
         doc[storage.key] = entries = yamlio.loads("{}", str(path))
+    if not isinstance(entries, dict):
+        raise DataError(
+            f"{path}: '{storage.key}:' must map names to entries (it is "
+            f"{'a list' if isinstance(entries, list) else 'not a mapping'}); fix the file, "
+            "nothing was written",
+            file=str(path),
+        )
     name = record.title if new or key is None else key
     if new and name in entries:
         raise InvalidInputError(f"{path}: {name!r} already exists", id=name)
@@ -206,17 +223,24 @@ def load_tree(file: Path) -> Any:
     if file.suffix == ".json":
         import orjson
 
+        from lore.storage.jsonl import MAX_DEPTH, too_deep
+
         try:
-            return orjson.loads(file.read_bytes())
+            data = orjson.loads(file.read_bytes().removeprefix(b"\xef\xbb\xbf"))
         except orjson.JSONDecodeError as exc:
             raise DataError(f"{file}: invalid JSON: {exc}", file=str(file)) from None
+        if too_deep(data):
+            raise DataError(
+                f"{file}: nested more than {MAX_DEPTH} levels deep; not read", file=str(file)
+            )
+        return data
     from lore.storage import yamlio
 
     return yamlio.load(file)
 
 
 def document_record(cls: type[Record], record_id: str, file: Path, tree: Any) -> Record:
-    record = cls.from_dict(_plain_document(file, tree))
+    record = read(cls, _plain_document(file, tree))
     record.id = record.id or record_id
     return record
 

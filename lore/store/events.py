@@ -16,6 +16,7 @@ from lore.model import Dir, Record, class_for_id
 from lore.storage import jsonl
 from lore.storage.jsonl import ReadIssue
 from lore.storage.lock import locked
+from lore.store.coerce import read
 from lore.store.fold import _order_key
 
 # The store is passed in (typed Any): lore.store.core imports this module, never the reverse.
@@ -60,7 +61,7 @@ def with_events(cls: type[Record], record: Record, events: EventsByRecord) -> Re
     folded = cls.fold_events(state, mine or [])
     if folded is state:
         return record
-    return cls.from_dict(folded)
+    return read(cls, folded)
 
 
 def folded(store: Store, cls: type[Record], record: Record) -> Record:

@@ -275,9 +275,13 @@ class Checker(RecordChecker):
             import orjson
 
             try:
-                data = orjson.loads(text)
+                data = orjson.loads(text.removeprefix("\ufeff"))  # a byte-order mark: not data
             except orjson.JSONDecodeError as exc:
                 self.add(ERROR, "parse", rel, exc.lineno, f"invalid JSON: {exc.msg}")
+                return None
+            if jsonl.too_deep(data):
+                message = f"nested more than {jsonl.MAX_DEPTH} levels deep; not read"
+                self.add(ERROR, "parse", rel, None, message)
                 return None
         else:
             doc = self.load_yaml(text, rel)
