@@ -255,19 +255,24 @@ class Store:
         self,
         records: Iterable[Record],
         *,
-        guard: Callable[[], None] | None = None,
+        guard: Callable[[], Iterable[Record] | None] | None = None,
         progress: Callable[[int], None] | None = None,
+        also: Iterable[type[Record]] = (),
     ) -> None:
         """Store new records: one locked write per log file, one new file per document.
 
         ``guard`` runs while every target is locked, just before the write, so a
-        check it makes (a duplicate search) cannot race another writer. ``progress``
-        is told how many records are written so far (a bulk import draws a bar).
+        check it makes (a duplicate search) cannot race another writer; the records it
+        returns (of the kinds in ``also``, locked with the rest) are written in the same
+        call, so a record and what it brings along are stored together or not at all.
+        ``progress`` is told how many records are written so far (a bulk import draws a
+        bar).
         """
         records = list(records)
         by_log: dict[Path, list[dict[str, Any]]] = defaultdict(list)
         # One location per class, not per record: a bulk import adds 100,000 at once.
-        locations = {cls: self.location(cls) for cls in {type(r) for r in records}}
+        classes = {type(r) for r in records} | set(also)
+        locations = {cls: self.location(cls) for cls in classes}
         targets = sorted(set(locations.values()))
         written: set[Path] = set()  # document folders, each made durable once at the end
         with ExitStack() as stack:
@@ -275,7 +280,10 @@ class Store:
             for target in targets:
                 stack.enter_context(locked(target))
             if guard is not None:
-                guard()
+                extra = list(guard() or ())
+                if any(type(r) not in locations for r in extra):
+                    raise InvalidInputError("a guard may only add records of the kinds in also")
+                records.extend(extra)
             done = 0
             for record in records:
                 storage = record.KIND.storage
