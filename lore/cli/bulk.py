@@ -172,8 +172,9 @@ def import_cmd(
         source: Any = buffer.read() if buffer is not None else sys.stdin.read().encode("utf-8")
     else:
         path = Path(file)
-        if not path.is_file():
+        if not path.exists():
             raise UsageError(f"no such file: {file}")
+        # A file, or anything that reads like one: /dev/null, a FIFO, <(...) (read whole).
         source = path
     show_bar = not as_json and _is_terminal(sys.stderr)
     bar: AbstractContextManager[Any] = _Bar() if show_bar else nullcontext()

@@ -122,11 +122,13 @@ def append(
                     written = os.write(fd, view)
                     view = view[written:]
                 os.fsync(fd)
-            except BaseException:
+            except BaseException as exc:
                 # A full disk (ENOSPC), an I/O error or an interrupt mid-write: cut the
                 # file back to where it was, so no partial line outlives the failure.
                 with contextlib.suppress(OSError):
                     os.ftruncate(fd, size)
+                if isinstance(exc, OSError) and not exc.filename:  # say which file
+                    raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
                 raise
         finally:
             os.close(fd)

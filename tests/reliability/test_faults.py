@@ -122,8 +122,10 @@ def test_full_disk_gives_a_clear_error_and_leaves_nothing_partial(
             acked.append(json.loads(result.stdout)["id"])
         assert failed is not None, "the disk never filled"
         assert failed.exit_code == 1
-        assert "No space left on device" in json.loads(failed.stdout)["error"]
         log = root / "inbox" / "data" / "observations.jsonl"
+        error = json.loads(failed.stdout)
+        assert error["error"] == f"No space left on device: {log}"  # which file: the log
+        assert error["path"] == str(log)
         raw = log.read_bytes()
         assert raw.endswith(b"\n")
         assert workloads.stored_ids(root) == acked
@@ -153,7 +155,8 @@ def test_lore_validate_after_a_subprocess_capture_on_a_full_disk(tmp_path: Path)
             )
             codes.append(done.returncode)
             if done.returncode:
-                assert done.stderr.startswith("lore: error: No space left on device")
+                assert done.stderr.startswith("lore: error: No space left on device: ")
+                assert env_root in done.stderr  # the path of the file that did not fit
                 break
         assert codes[-1] == 1
         check = subprocess.run(
