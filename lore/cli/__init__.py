@@ -100,7 +100,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "sessions": ("session:sessions_cmd", "List and show sessions (default: list)."),
     "transfer": ("session:transfer_cmd", "Housekeeping for sessions."),
     "import": ("bulk:import_cmd", "Import records from a JSONL FILE (or - for stdin)."),
-    "export": ("bulk:export_cmd", "Write every record as JSONL that `lore import` reads back."),
+    "export": (
+        "bulk:export_cmd",
+        "Write every record of every kind, with its history, as JSONL `lore import` reads.",
+    ),
     "validate": ("validate:validate_cmd", "Check every data file; exit 4 if anything is wrong."),
     "doctor": (
         "doctor:doctor_cmd",
