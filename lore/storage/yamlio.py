@@ -81,14 +81,14 @@ def loads(text: str, name: str) -> Any:
         raise DataError(f"{name}:{line}: invalid YAML: {problem}", file=name, line=line) from None
     except YAMLError as exc:
         raise DataError(f"{name}: invalid YAML: {exc}", file=name) from None
-    if too_deep(tree):  # every reader walks documents recursively: refuse them here
-        raise DataError(f"{name}: nested more than {MAX_DEPTH} levels deep; not read", file=name)
     if "*" in text and _expanded_size(tree) > MAX_VALUES:
         raise DataError(
             f"{name}: aliases expand this document beyond {MAX_VALUES:,} values "
             "(a 'billion laughs' document?); not read",
             file=name,
         )
+    if too_deep(tree):  # every reader walks documents recursively: refuse them here
+        raise DataError(f"{name}: nested more than {MAX_DEPTH} levels deep; not read", file=name)
     return tree
 
 

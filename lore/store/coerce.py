@@ -37,8 +37,8 @@ def _layout(cls: type) -> Layout:
         out = []
         for f in dataclasses.fields(cls):
             shape = _SHAPES.get(str(f.type))
-            if shape is None or f.name == "extra":
-                continue
+            if shape is None or f.name in ("extra", "id"):
+                continue  # an id of the wrong type is no record: the readers say so
             if f.default_factory is not dataclasses.MISSING:
                 default: Callable[[], Any] = f.default_factory
             else:

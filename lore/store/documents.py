@@ -60,10 +60,10 @@ def load_dir(
             issues.append(data_issue(file, exc))
             continue
         record, wrong = stored(cls, data)
-        if wrong:
-            issues.append(ReadIssue(str(file), 0, issue_text(record, wrong), "schema", "warning"))
         if not record.id:
             record.id = file.name[: -len(storage.suffix)]
+        if wrong:
+            issues.append(ReadIssue(str(file), 0, issue_text(record, wrong), "schema", "warning"))
         if not isinstance(record.id, str):  # hand-written `id: 123` must not break listing
             issues.append(
                 ReadIssue(str(file), 0, f"id must be a string (got {record.id!r})", "schema")

@@ -191,16 +191,16 @@ def test_a_document_folder_stamp_ignores_temp_files_that_come_and_go(
     file just as it was renamed failed with "No such file or directory: .pat-....tmp"."""
     import os
 
-    from lore.store import core as store_module
+    from lore.storage import stamp as stamp_module
 
     folder = tmp_path / "patterns"
     folder.mkdir()
     (folder / "pat-1.yaml").write_text("name: a\n")
     temp = folder / ".pat-1.yaml.0a1b2c.tmp"
     temp.write_text("name: b\n")
-    first = store_module._stamp(folder)
+    first = stamp_module.stamp(folder)
     temp.unlink()
-    assert store_module._stamp(folder) == first
+    assert stamp_module.stamp(folder) == first
     assert [entry[0] for entry in first] == ["pat-1.yaml"]
 
     real = os.scandir
@@ -221,5 +221,5 @@ def test_a_document_folder_stamp_ignores_temp_files_that_come_and_go(
         def __exit__(self, *exc: object) -> None:
             self.inner.close()
 
-    monkeypatch.setattr(store_module.os, "scandir", Entries)
-    assert store_module._stamp(folder) == first
+    monkeypatch.setattr(stamp_module.os, "scandir", Entries)
+    assert stamp_module.stamp(folder) == first
