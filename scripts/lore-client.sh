@@ -13,7 +13,8 @@
 # specific lore executable, LORE_CLIENT_TIMEOUT (seconds, default 10) to bound
 # each call when `timeout` is available.
 
-_lore_client_run() {
+_lore_client_exec() {
+    # lore "$@" with stdin closed and a time limit; its stderr is left alone.
     local bin="${LORE_BIN:-lore}"
     command -v "$bin" >/dev/null 2>&1 || return 0
     local limit="${LORE_CLIENT_TIMEOUT:-10}"
@@ -29,14 +30,19 @@ _lore_client_run() {
         if [ "$arg" = "--" ]; then after=1; fi
     done
     # ${runner[@]+...}: an empty array is "unbound" to bash < 4.4 under `set -u`.
-    if [ "$dash" = 1 ] && [ -n "${LORE_CLIENT_DEBUG:-}" ]; then
+    if [ "$dash" = 1 ]; then
         printf '%s' - | ${runner[@]+"${runner[@]}"} "$bin" "$@" || true
-    elif [ "$dash" = 1 ]; then
-        printf '%s' - | ${runner[@]+"${runner[@]}"} "$bin" "$@" 2>/dev/null || true
-    elif [ -n "${LORE_CLIENT_DEBUG:-}" ]; then
-        ${runner[@]+"${runner[@]}"} "$bin" "$@" </dev/null || true
     else
-        ${runner[@]+"${runner[@]}"} "$bin" "$@" </dev/null 2>/dev/null || true
+        ${runner[@]+"${runner[@]}"} "$bin" "$@" </dev/null || true
+    fi
+    return 0
+}
+
+_lore_client_run() {
+    if [ -n "${LORE_CLIENT_DEBUG:-}" ]; then
+        _lore_client_exec "$@"
+    else
+        _lore_client_exec "$@" 2>/dev/null
     fi
     return 0
 }
@@ -86,17 +92,34 @@ lore_observe() {
     _lore_client_run "${args[@]}" -- "$1"
 }
 
-# lore_handoff MESSAGE [NEXT_STEP ...]: prints the handed-off session's id.
+# lore_handoff [--merge] MESSAGE [NEXT_STEP ...]: prints the handed-off session's id.
+# The NEXT_STEPs replace the open items the last handoff left (lore says so on stderr,
+# "lore: open items: ..."; that line is always passed through); --merge keeps those and
+# adds these.
 lore_handoff() {
+    local -a args=(handoff -q)
+    if [ "${1:-}" = "--merge" ]; then
+        args+=(--merge)
+        shift
+    fi
     [ $# -ge 1 ] || return 0
     local message="$1"
-    local -a args=(handoff -q)
     shift
     local step
     for step in "$@"; do
         args+=(--next "$step")
     done
-    _lore_client_run "${args[@]}" -- "$message"
+    # stdout (the id) goes straight through; stderr is read, and lore's note on the open
+    # items passed on (everything, with LORE_CLIENT_DEBUG).
+    local said line
+    { said=$(_lore_client_exec "${args[@]}" -- "$message" 2>&1 1>&3 3>&-) || true; } 3>&1
+    while IFS= read -r line; do
+        case "$line" in
+            "lore: open items:"*) printf '%s\n' "$line" >&2 ;;
+            *) if [ -n "${LORE_CLIENT_DEBUG:-}" ] && [ -n "$line" ]; then printf '%s\n' "$line" >&2; fi ;;
+        esac
+    done <<<"$said"
+    return 0
 }
 
 # lore_resume [BUDGET_TOKENS]: prints the resume text (nothing without lore).

@@ -1,11 +1,16 @@
-"""Shared fixtures: every test gets its own data root and never touches real data."""
+"""Shared fixtures: every test gets its own data root and never touches real data.
+
+The guard at the end of this file moves the whole session into a folder of its own and
+fails the run when a test writes the real HOME, XDG folders or temp directory.
+"""
 
 from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -14,7 +19,7 @@ from lore.store.core import Store
 
 
 @pytest.fixture(autouse=True)
-def isolation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox_guard: None) -> Path:
     data = tmp_path / "data"
     work = tmp_path / "work"
     work.mkdir()
@@ -71,3 +76,157 @@ def lines(path: Path) -> list[str]:
 
 
 os.environ.setdefault("LORE_LOCK_TIMEOUT", "10")
+
+
+# --- The sandbox guard: no test touches the real HOME, XDG folders or temp directory ---
+#
+# At start-up the session moves into a fresh folder of its own (the sandbox): HOME,
+# TMPDIR (so pytest's tmp_path and every tempfile) and the XDG folders point inside it,
+# so a test that escapes the isolation above (``monkeypatch.undo()`` undoes it too)
+# lands in the session's HOME, never the user's. Three checks catch such a test:
+# - an audit hook sees every write this process makes (open for writing, mkdir, rename,
+#   remove, symlink, chmod, ...) and records each one under the real HOME, the real XDG
+#   folders or the real temp directory (outside the sandbox, this checkout and the venv);
+# - after each test, the session's HOME must still be empty, and nothing new may sit at
+#   the top of the session's temp folder beside pytest's own (a subprocess, which the
+#   audit hook does not see, that ignored its test's tmp_path);
+# - each finding fails its test (an error at teardown), and any finding fails the run.
+# An audit hook cannot be removed, and the sandbox is nobody else's folder, so other
+# processes using /tmp or ~/.cache/lore meanwhile can neither hide a leak nor fake one.
+
+GUARD: dict[str, Any] = {"test": "<start-up>", "leaks": [], "zones": (), "allowed": ()}
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+# event -> (indexes of the path arguments it writes, index of its dir_fd argument)
+_WRITE_EVENTS: dict[str, tuple[tuple[int, ...], int | None]] = {
+    "open": ((0,), None),
+    "os.mkdir": ((0,), 2),
+    "os.rename": ((0, 1), 2),
+    "os.remove": ((0,), 1),
+    "os.rmdir": ((0,), 1),
+    "os.symlink": ((1,), 2),
+    "os.link": ((1,), None),
+    "os.truncate": ((0,), None),
+    "os.chmod": ((0,), 2),
+    "os.chown": ((0,), 3),
+    "os.utime": ((0,), 4),
+    "os.mkfifo": ((0,), 2),
+    "os.mknod": ((0,), 3),
+    "shutil.rmtree": ((0,), 1),
+}
+
+
+def _within(path: str, roots: tuple[str, ...]) -> bool:
+    return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+
+
+def _absolute(path: Any, dir_fd: Any) -> str | None:
+    if isinstance(path, int) or path is None:
+        return None  # an open descriptor: its own open was checked
+    try:
+        text = os.fsdecode(os.fspath(path))
+    except TypeError:
+        return None
+    if not os.path.isabs(text):
+        base = os.getcwd()
+        if isinstance(dir_fd, int) and dir_fd >= 0:
+            try:
+                base = os.readlink(f"/proc/self/fd/{dir_fd}")
+            except OSError:
+                return None
+        text = os.path.join(base, text)
+    return os.path.normpath(text)
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    spec = _WRITE_EVENTS.get(event)
+    if spec is None:
+        return
+    if event == "open" and not (
+        len(args) > 2 and isinstance(args[2], int) and args[2] & _WRITE_FLAGS
+    ):
+        return
+    indexes, fd_at = spec
+    dir_fd = args[fd_at] if fd_at is not None and len(args) > fd_at else None
+    for index in indexes:
+        path = _absolute(args[index], dir_fd) if index < len(args) else None
+        if path is None or _within(path, GUARD["allowed"]):
+            continue
+        if _within(path, GUARD["zones"]) or _within(os.path.realpath(path), GUARD["zones"]):
+            GUARD["leaks"].append(f"{GUARD['test']}: {event} {path}")
+
+
+def _entries(folder: Path) -> set[str]:
+    try:
+        return set(os.listdir(folder))
+    except OSError:
+        return set()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    import sys
+    import tempfile
+
+    names = ("XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME")
+    real_tmp = tempfile.gettempdir()
+    zones = {os.path.expanduser("~"), real_tmp, "/tmp", "/var/tmp"}
+    zones |= {os.environ[name] for name in names if os.environ.get(name)}
+    # Where a developer keeps the npm packages of the Mermaid parser test (AGENTS.md),
+    # found before HOME moves: the test only reads it.
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    os.environ.setdefault(
+        "LORE_TEST_NODE_MODULES", os.path.join(cache, "lore-dev", "npm", "node_modules")
+    )
+    sandbox = Path(tempfile.mkdtemp(prefix="lore-tests-", dir=real_tmp)).resolve()
+    (sandbox / "home").mkdir()
+    (sandbox / "tmp").mkdir()
+    os.environ["HOME"] = str(sandbox / "home")
+    os.environ["TMPDIR"] = str(sandbox / "tmp")
+    for name in names:
+        os.environ.pop(name, None)
+    tempfile.tempdir = None  # gettempdir(), and so pytest's tmp_path, now answer the sandbox
+    allowed = {str(sandbox), str(config.rootpath), sys.prefix}
+    GUARD["sandbox"] = sandbox
+    GUARD["zones"] = tuple(sorted(zones | {os.path.realpath(z) for z in zones}))
+    GUARD["allowed"] = tuple(sorted(allowed | {os.path.realpath(a) for a in allowed}))
+    sys.addaudithook(_audit)
+
+
+@pytest.fixture(autouse=True)
+def sandbox_guard(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail the test (at teardown) that wrote outside its own folders."""
+    import shutil
+
+    sandbox: Path = GUARD["sandbox"]
+    before = _entries(sandbox / "tmp")
+    known = len(GUARD["leaks"])
+    GUARD["test"] = request.node.nodeid
+    yield
+    GUARD["test"] = "<between tests>"
+    for name in sorted(_entries(sandbox / "home")):
+        GUARD["leaks"].append(f"{request.node.nodeid}: wrote the session's HOME: {name}")
+        shutil.rmtree(sandbox / "home" / name, ignore_errors=True)  # the next test starts clean
+        (sandbox / "home" / name).unlink(missing_ok=True)
+    after = _entries(sandbox / "tmp")
+    for name in sorted(after - before):
+        if not name.startswith("pytest-of-"):
+            GUARD["leaks"].append(f"{request.node.nodeid}: left {sandbox / 'tmp' / name}")
+    if len(GUARD["leaks"]) > known:
+        pytest.fail("wrote outside its sandbox:\n" + "\n".join(GUARD["leaks"][known:]))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    import shutil
+
+    if GUARD["leaks"]:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    elif exitstatus == 0 and "sandbox" in GUARD:
+        shutil.rmtree(GUARD["sandbox"], ignore_errors=True)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if GUARD["leaks"]:
+        terminalreporter.section("writes outside the test sandbox", sep="=", red=True)
+        for leak in GUARD["leaks"]:
+            terminalreporter.write_line(leak)
+    elif "sandbox" in GUARD and GUARD["sandbox"].exists():
+        terminalreporter.write_line(f"test sandbox kept for inspection: {GUARD['sandbox']}")

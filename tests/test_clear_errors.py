@@ -41,7 +41,9 @@ def test_import_reads_dev_null_and_a_fifo(run: Run, tmp_path: Path) -> None:
     assert (done.exit_code, done.stdout) == (0, "imported 1 record (observation 1)\n")
     folder = run("import", str(tmp_path))
     assert folder.exit_code == 2
-    assert f"File '{tmp_path}' is a directory." in folder.stderr
+    assert folder.stderr == (
+        f"lore: error: no such file: {tmp_path} (a bash-lore data root? add --from bash-lore)\n"
+    )
     missing = run("import", str(tmp_path / "nope.jsonl"))
     assert missing.stderr == f"lore: error: no such file: {tmp_path / 'nope.jsonl'}\n"
 

@@ -175,5 +175,40 @@ def test_the_client_needs_no_lore_installed_to_be_sourced(tmp_path: Path) -> Non
         check=False,
     )
     assert (done.returncode, done.stderr) == (0, "")
-    assert int(done.stdout) == 8  # _lore_client_run, lore_available and six lore_* functions
+    assert int(done.stdout) == 9  # two _lore_client_* helpers, lore_available, six lore_* functions
     assert os.access(CLIENT, os.R_OK)
+
+
+def test_handoff_passes_the_open_items_note_through_and_can_merge(
+    run: Run, tmp_path: Path, data_dir: Path
+) -> None:
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path / "home"),
+        "LORE_BIN": str(LORE),
+        "LORE_DATA_DIR": str(data_dir),
+        "LORE_PROJECT": "shop",
+    }
+    first = bash('lore_handoff "Part one." "write docs" "fix CI"', env, tmp_path)
+    assert (first.returncode, first.stderr) == (0, "")  # nothing earlier to replace
+    first_id = first.stdout.strip()
+    # A plain handoff replaces the agent's open items: the client says so, as lore does.
+    second = bash('id=$(lore_handoff "Part two." "deploy"); echo "id:$id"', env, tmp_path)
+    (session,) = [s for s in listed(run, "sessions") if s["id"] != first_id]
+    assert second.stdout == f"id:{session['id']}\n"
+    assert second.stderr == (
+        f"lore: open items: this handoff's 1 replace the 2 left by {first_id} "
+        "(--merge keeps them and adds these)\n"
+    )
+    assert session["next_steps"] == ["deploy"]
+    # --merge keeps them and adds its own.
+    third = bash('lore_handoff --merge "Part three." "announce"', env, tmp_path)
+    newest = max(listed(run, "sessions"), key=lambda s: s["ended_at"])
+    assert third.stdout == f"{newest['id']}\n"
+    assert third.stderr == (
+        f"lore: open items: kept the 1 left by {session['id']}, added 1 (merged)\n"
+    )
+    assert newest["next_steps"] == ["deploy", "announce"]
+    # Errors stay quiet without LORE_CLIENT_DEBUG, and the function still returns 0.
+    refused = bash(f'lore_handoff "key {AWS_KEY}"; echo "rc:$?"', env, tmp_path)
+    assert (refused.stdout, refused.stderr) == ("rc:0\n", "")

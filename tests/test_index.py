@@ -102,10 +102,12 @@ def test_appends_are_read_without_rereading_the_log(
     def boom(*_: Any) -> None:
         raise AssertionError("the whole log was re-read")
 
-    monkeypatch.setattr(Index, "_reload_log", boom)
-    second = add(store, "failure", "second crash", error_type="Timeout")
-    assert second in found(store, "second crash")
-    monkeypatch.undo()
+    # monkeypatch.context(), not monkeypatch.undo(): undo() would also undo the
+    # isolation fixture (HOME, XDG, the data root) for the rest of the test.
+    with monkeypatch.context() as patch:
+        patch.setattr(Index, "_reload_log", boom)
+        second = add(store, "failure", "second crash", error_type="Timeout")
+        assert second in found(store, "second crash")
     assert_same_as_rebuild(store)
 
 

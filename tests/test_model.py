@@ -303,7 +303,9 @@ def test_property_from_dict_of_to_dict_is_identity(kind: str, data: st.DataObjec
         st.dictionaries(text.filter(lambda k: k not in names and k != "extra"), values),
         label="extras",
     )
-    record: Record = cls(**known)
+    # Read once first: a kind may normalise on read (a goal's criteria get their ids), and
+    # what must round-trip is a record as read.
+    record: Record = cls.from_dict(cls(**known).to_dict())
     record.extra = extras
 
     as_dict = record.to_dict()

@@ -184,5 +184,5 @@ def write(store: Store, pending: Pending) -> None:
             with locked(path):
                 there = {jsonl.dumps(o) for _, o in jsonl.read(path)[0]}
                 fresh = [line for line in lines if jsonl.dumps(line) not in there]
-                jsonl.append(path, fresh, lock=False)
+                jsonl.append(path, fresh, lock=False, within=store.path)
     store._cache.clear()  # the logs changed: the next read folds the new lines in

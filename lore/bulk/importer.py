@@ -64,6 +64,7 @@ def import_records(
     dry_run: bool = False,
     progress: Progress | None = None,
     stop: Callable[[], bool] | None = None,
+    kinds: tuple[str, ...] = ALL_KINDS,
 ) -> ImportResult:
     """Check every line, then store the good records in one write.
 
@@ -81,6 +82,9 @@ def import_records(
     ``stop`` is asked before each batch: once it returns True the import ends with
     ``InterruptedByUser`` (exit 130) saying how many records were written; running the
     same import again skips those (their ids are stored) and writes the rest.
+
+    ``kinds``: the kinds lines may have (default: every kind, as ``lore import`` takes
+    them; another importer may narrow them).
     """
     from lore.bulk import history
 
@@ -95,7 +99,7 @@ def import_records(
     result = ImportResult(dry_run=dry_run)
     existing = Existing(store)
     # The working directory's project, found once: a line without "project" gets it.
-    context = LineContext(existing, detect_project(), allow_secret)
+    context = LineContext(existing, detect_project(), allow_secret, kinds)
     seen_ids: dict[str, tuple[int, Any]] = {}
     seen_titles: set[tuple[str, str]] = set()
     records: list[Record] = []
@@ -137,7 +141,7 @@ def import_records(
     for record in records:
         result.by_kind[record.kind] = result.by_kind.get(record.kind, 0) + 1
         result.ids.append(record.id)
-    result.by_kind = {k: result.by_kind[k] for k in ALL_KINDS if k in result.by_kind}
+    result.by_kind = {k: result.by_kind[k] for k in kinds if k in result.by_kind}
     result.imported = len(records)
     if records and not dry_run:
         write_batches(store, records, existing, progress, stop, WRITE_CHUNK)
@@ -179,7 +183,7 @@ def _checked(
     else:
         import multiprocessing
 
-        for kind in ALL_KINDS:  # read here once; the workers share the sets
+        for kind in context.kinds:  # read here once; the workers share the sets
             context.existing.ids(kind)
         _WORKER_CONTEXT = context
         pool = multiprocessing.get_context("fork").Pool(workers, initializer=_worker_init)

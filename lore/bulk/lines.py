@@ -21,11 +21,13 @@ from lore.model import Record, kind_class
 if TYPE_CHECKING:
     from lore.bulk.write import Existing
 
-# The kinds built like a capture (the rest are stored as given, checked).
+# The kinds a capture builds (a line gives some fields; capture's defaults fill the rest).
 KINDS: tuple[str, ...] = CAPTURE_KINDS
-# Every kind import accepts and export writes, in export order.
+# Kinds a line can only give whole (no capture builds them): goals, sessions, curated
+# edges and projects, as `lore export` and the bash-lore importer write them.
+WHOLE_KINDS: tuple[str, ...] = ("goal", "session", "edge", "project")
+# Every kind `lore import` takes and `lore export` writes, in export order.
 ALL_KINDS: tuple[str, ...] = (*CAPTURE_KINDS, "edge", "goal", "session", "project")
-VERBATIM_KINDS = frozenset(ALL_KINDS) - frozenset(CAPTURE_KINDS)
 # Keys of a line that are not record fields or are set through build()'s own arguments.
 _CONTROL = frozenset({"kind", "id", "timestamp", "tags", "project", "source", "session_id"})
 # After the prefix: letters, digits, '-' and '_' only, so a document id is a safe file name.
@@ -46,6 +48,9 @@ class LineContext:
     existing: Existing
     project: str | None  # the working directory's, for lines without one
     allow_secret: bool
+    # The kinds lines may have: `lore import` takes every kind (ALL_KINDS); another
+    # importer may narrow them.
+    kinds: tuple[str, ...] = ALL_KINDS
 
 
 def check_line(raw: bytes | str | dict[str, Any], context: LineContext) -> Checked:
@@ -53,13 +58,12 @@ def check_line(raw: bytes | str | dict[str, Any], context: LineContext) -> Check
     kind = record_id = None
     try:
         obj = _parse(raw)
-        kind = _kind(obj)
+        kind = _kind(obj, context.kinds)
         record_id = _record_id(obj, kind)
         if record_id is not None and record_id in context.existing.ids(kind):
             return kind, record_id, None
-        if kind in VERBATIM_KINDS:
-            record = _verbatim(kind, obj, record_id, context)
-            return kind, record.id, record
+        if kind in WHOLE_KINDS:
+            return kind, record_id, _whole(kind, obj, record_id, context)
         return kind, record_id, _record(kind, obj, record_id, context)
     except LineError as exc:
         return kind, record_id, str(exc)
@@ -172,16 +176,15 @@ def _record(kind: str, obj: dict[str, Any], record_id: str | None, context: Line
     return record
 
 
-def _verbatim(
-    kind: str, obj: dict[str, Any], record_id: str | None, context: LineContext
-) -> Record:
-    """A goal, session, project or curated edge: stored as the line gives it (what an
-    export wrote), checked like every new record (schema, secrets). A line without an
-    id gets a new one (a project's id is its name), without a timestamp the time now."""
+def _whole(kind: str, obj: dict[str, Any], record_id: str | None, context: LineContext) -> Record:
+    """A record given whole (a goal, session, edge or project): read as the store reads it,
+    its timestamp made canonical, then checked like a capture (schema, secrets gate)."""
     from lore import clock
 
-    cls = kind_class(kind)
     data = {k: v for k, v in obj.items() if k != "kind"}
+    cls = _spec(kind).cls
+    if record_id is None:
+        data["id"] = clock.new_id(cls.KIND.prefix or kind)
     timestamp = data.get("timestamp")
     if timestamp is None:
         data["timestamp"] = clock.now()
@@ -189,13 +192,9 @@ def _verbatim(
         raise LineError("timestamp must be a string")
     else:
         try:
-            clock.parse_timestamp(timestamp)
+            data["timestamp"] = clock.normalize_timestamp(timestamp)
         except ValueError:
             raise LineError(f"timestamp is not an ISO-8601 time ({timestamp!r})") from None
-    if cls.KIND.prefix is None:  # a project: keyed by its name
-        data["id"] = data["name"] = record_id
-    elif record_id is None:
-        data["id"] = clock.new_id(cls.KIND.prefix)
     record = cls.from_dict(data)
     try:
         check(record, allow_secret=context.allow_secret)
@@ -224,37 +223,40 @@ def _parse(raw: bytes | str | dict[str, Any]) -> dict[str, Any]:
     return obj
 
 
-_KIND_NAMES = {name: name for name in ALL_KINDS}
-
-
-def _kind(obj: dict[str, Any]) -> str:
+def _kind(obj: dict[str, Any], kinds: tuple[str, ...] = ALL_KINDS) -> str:
     value = obj.get("kind")
-    known = _KIND_NAMES.get(value)  # type: ignore[arg-type]
-    if known is not None:
-        return known
+    if isinstance(value, str) and value in kinds:
+        return value
     if not isinstance(value, str) or not value.strip():
-        raise LineError(f"kind is required (one of {', '.join(ALL_KINDS)})")
+        raise LineError(f"kind is required (one of {', '.join(kinds)})")
     try:
         name = kind_class(value).KIND.name
     except UsageError:
-        raise LineError(
-            f"unknown kind {value!r} (expected one of {', '.join(ALL_KINDS)})"
-        ) from None
-    if name not in ALL_KINDS:
-        raise LineError(f"cannot import a {name} (import takes {', '.join(ALL_KINDS)})")
+        raise LineError(f"unknown kind {value!r} (expected one of {', '.join(kinds)})") from None
+    if name not in kinds:
+        raise LineError(f"cannot import a {name} (import takes {', '.join(kinds)})")
     return name
 
 
 def _record_id(obj: dict[str, Any], kind: str) -> str | None:
-    if kind_class(kind).KIND.prefix is None:  # a project: its id is its name
-        name = obj.get("name", obj.get("id"))
-        if not isinstance(name, str) or not name.strip() or name != name.strip():
-            raise LineError("a project needs a name (a string without surrounding spaces)")
-        return name
     value = obj.get("id")
+    if kind == "project":  # keyed by its name
+        name = obj.get("name")
+        if not isinstance(name, str) or not name.strip() or (value not in (None, name)):
+            raise LineError("a project line needs a name (its id)")
+        return name
     if value is None:
         return None
-    prefix = kind_class(kind).KIND.prefix or kind
+    if kind == "session":
+        from lore.components.transfer import SESSION_ID_RE
+
+        if not isinstance(value, str) or not SESSION_ID_RE.match(value):
+            raise LineError(
+                f"id must be 'session-' then 4 to 64 lowercase letters, digits or '-' "
+                f"(got {value!r})"
+            )
+        return value
+    prefix = _spec(kind).prefix
     if (
         not isinstance(value, str)
         or not value.startswith(f"{prefix}-")
@@ -303,7 +305,7 @@ def _spec(kind: str) -> _Spec:
         spec = _SPECS[kind] = _Spec(
             cls=cls,
             prefix=cls.KIND.prefix or kind,
-            text_field=TEXT_FIELD[kind],
+            text_field=TEXT_FIELD.get(kind, cls.KIND.title),
             types=types,
             lists=frozenset(k for k, t in types.items() if t == "list[str]"),
             nullable=frozenset(k for k, t in types.items() if "None" in t),

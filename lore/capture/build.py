@@ -234,10 +234,12 @@ def build(
             values["rationale"] = rationale
         if alternatives and not values.get("alternatives"):
             values["alternatives"] = alternatives
+        said = values.get("rationale")
         values["entities"] = unique(
             split_list(values.get("entities"))
             + split_list(values.get("files"))
             + extract_entities(text)
+            + (extract_entities(said) if isinstance(said, str) else [])
         )
         values["files"] = split_list(values.get("files"))
         for key in ("alternatives", "related_decisions"):

@@ -36,8 +36,12 @@ def capture(
     force: bool = False,
     allow_secret: bool = False,
     timestamp: str | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> Captured:
-    """Route, build, check and store one record; returns it with any warnings."""
+    """Route, build, check and store one record; returns it with any warnings.
+
+    ``extra``: keys stored with the record beyond its fields (a link back to where it came
+    from, such as ``engram_id``); they pass the secrets gate with the rest."""
     _head_at.cache_clear()  # HEAD may have moved since the last capture in this process
     fields = dict(fields or {})
     if not text or not text.strip():
@@ -58,6 +62,8 @@ def capture(
         timestamp=timestamp,
     )
     record = captured.record
+    if extra:
+        record.extra.update(extra)
     check(record, allow_secret=allow_secret)
     check_references(store, record)
     if name == "failure":

@@ -99,7 +99,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "sessions": ("session:sessions_cmd", "List and show sessions (default: list)."),
     "transfer": ("session:transfer_cmd", "Housekeeping for sessions."),
-    "import": ("bulk:import_cmd", "Import records from a JSONL FILE (or - for stdin)."),
+    "import": (
+        "bulk:import_cmd",
+        "Import records from a JSONL FILE (or - for stdin), or a bash-lore data root.",
+    ),
     "export": (
         "bulk:export_cmd",
         "Write every record of every kind, with its history, as JSONL `lore import` reads.",
@@ -123,7 +126,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "concepts": (
         "concepts:concepts_cmd",
-        "Propose concepts from clusters of similar records, and promote them.",
+        "List concepts, propose new ones from clusters of similar records, promote them.",
     ),
     "hooks": ("hooks:hooks_cmd", "Install or remove the Claude Code hooks (and run them)."),
     "mcp": ("mcp:mcp_cmd", "Run lore as an MCP server on stdio (for coding agents)."),
@@ -139,6 +142,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "sync": (
         "sync:sync_cmd",
         "Commit lore's changes in a git data root, pull, push; report what moved.",
+    ),
+    "engram": (
+        "engram:engram_cmd",
+        "Bridge to Engram's memory database: sync shadows of lore's records, promote memories.",
     ),
     "help": ("admin:help_cmd", "Show the help of lore or of COMMAND (e.g. lore help recall)."),
 }
@@ -271,6 +278,17 @@ def root_warning(root: Any) -> str | None:
     return None
 
 
+def _mask(exc: click.ClickException) -> None:
+    """Mask any credential click's message quotes from the command line ("No such option
+    '-----BEGIN RSA PRIVATE KEY-----…'" for a key passed where an option was expected)."""
+    from lore.secrets.gate import redact
+
+    message = exc.format_message()
+    masked = redact(message)
+    if masked != message:
+        exc.format_message = lambda: masked  # type: ignore[method-assign]
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: exit codes per LORE_CONTRACT.md."""
     args = sys.argv[1:] if argv is None else argv
@@ -281,6 +299,7 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
+        _mask(exc)
         if "--json" in args:
             from lore.cli._output import emit_json
 

@@ -104,7 +104,16 @@ class _Bar:
 
 
 @click.command(name="import")
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=str))
+@click.argument("file", metavar="SOURCE", type=click.Path(allow_dash=True, path_type=str))
+@click.option(
+    "--from",
+    "source_format",
+    type=click.Choice(["jsonl", "bash-lore"]),
+    default="jsonl",
+    show_default=True,
+    help="What SOURCE is: a JSONL FILE (- for stdin), or the data root DIR of the bash "
+    "implementation of lore.",
+)
 @click.option(
     "--skip-invalid",
     is_flag=True,
@@ -124,13 +133,14 @@ class _Bar:
 def import_cmd(
     app: App,
     file: str,
+    source_format: str,
     skip_invalid: bool,
     force: bool,
     allow_secret: bool,
     dry_run: bool,
     as_json: bool,
 ) -> None:
-    """Import records from a JSONL FILE (or - for stdin).
+    """Import records from a JSONL FILE (or - for stdin), or a bash-lore data root.
 
     One JSON object per line: {"kind": K, ...fields}. For K one of decision,
     pattern, anti-pattern, failure, observation, evidence, concept: the fields the
@@ -158,11 +168,28 @@ def import_cmd(
     whose normalized title equals an active stored one, or, for a line without an
     id, an earlier line's.
 
+    --from bash-lore DIR reads every component of a data root written by the
+    bash implementation of lore (journal, patterns, failures, inbox, evidence,
+    intent, transfer, registry, the graph's curated edges) and maps each record
+    to lore's, keeping its id (or, when it does not fit lore's id rules, in
+    legacy_id), its times and its links. Odd lines are reported (file:line:
+    reason) and skipped, never fatal; records already imported are skipped, so
+    running it again imports nothing new. --json: counts per kind, skipped lines.
+
     \b
     Examples:
       lore export -o backup.jsonl && lore --data-dir /new/root import backup.jsonl
       echo '{"kind": "decision", "decision": "Use uv", "rationale": "fast"}' | lore import -
+      lore import --from bash-lore ~/.local/share/lore-bash --dry-run
     """
+    if source_format == "bash-lore":
+        if file == "-" or skip_invalid or force:
+            raise UsageError(
+                "--from bash-lore takes a directory, and always skips odd lines and keeps "
+                "every record (no -, --skip-invalid or --force)"
+            )
+        _import_bash_lore(app, file, allow_secret=allow_secret, dry_run=dry_run, as_json=as_json)
+        return
     from lore.bulk.importer import import_records
 
     if file == "-":
@@ -172,8 +199,9 @@ def import_cmd(
         source: Any = buffer.read() if buffer is not None else sys.stdin.read().encode("utf-8")
     else:
         path = Path(file)
-        if not path.exists():
-            raise UsageError(f"no such file: {file}")
+        if not path.exists() or path.is_dir():
+            hint = " (a bash-lore data root? add --from bash-lore)" if path.is_dir() else ""
+            raise UsageError(f"no such file: {file}{hint}")
         # A file, or anything that reads like one: /dev/null, a FIFO, <(...) (read whole).
         source = path
     show_bar = not as_json and _is_terminal(sys.stderr)
@@ -200,6 +228,56 @@ def import_cmd(
         emit_json(result.to_dict())
     else:
         echo(summary(result))
+
+
+def _import_bash_lore(
+    app: App, directory: str, *, allow_secret: bool, dry_run: bool, as_json: bool
+) -> None:
+    """``lore import --from bash-lore DIR``: the work is ``lore.bashlore``'s."""
+    from lore.bulk.bashlore import import_bash_lore
+
+    show_bar = not as_json and _is_terminal(sys.stderr)
+    bar: AbstractContextManager[Any] = _Bar() if show_bar else nullcontext()
+    with bar as progress, _signals_stop() as stop:
+        report = import_bash_lore(
+            app.store,
+            directory,
+            dry_run=dry_run,
+            allow_secret=allow_secret,
+            progress=progress,
+            stop=stop,
+        )
+    for issue in app.store.issues:
+        warn(str(issue))
+    for item in report.skipped[:MAX_REPORTED]:
+        where = item["file"] if item["line"] is None else f"{item['file']}:{item['line']}"
+        warn(f"{where}: {item['reason']}")
+    if len(report.skipped) > MAX_REPORTED:
+        warn(f"… and {len(report.skipped) - MAX_REPORTED} more skipped (--json lists them all)")
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    echo(f"bash-lore root {report.root}")
+    for kind, counts in report.kinds.items():
+        if counts["found"]:
+            line = (
+                f"  {kind:<13} {counts['found']:>5} found  {counts['imported']:>5} new  "
+                f"{counts['existing']:>5} already imported"
+            )
+            echo(line + (f"  {counts['skipped']:>5} skipped" if counts["skipped"] else ""))
+    if report.ignored:
+        note(f"not read: {_plural(len(report.ignored), 'file')} (derived indexes, session "
+             "pointers, copies; --json lists them)")  # fmt: skip
+    if report.derived_edges:
+        note(f"{_plural(report.derived_edges, 'derived graph edge')} not copied: lore's graph "
+             "rebuilds them from the records")  # fmt: skip
+    verb = "would import" if dry_run else "imported"
+    text = f"{verb} {_plural(report.imported, 'record')}"
+    by_kind = report.to_dict()["by_kind"]
+    if by_kind:
+        text += " (" + ", ".join(f"{k} {n}" for k, n in by_kind.items()) + ")"
+    text += f"; skipped {report.existing} existing, {len(report.skipped)} odd"
+    echo(text + (" (dry run: nothing written)" if dry_run else ""))
 
 
 @contextmanager
@@ -310,9 +388,9 @@ def export_cmd(
     if to_stdout:
         _write_stdout(chunks)
         return
-    from lore.storage.atomic import atomic_write
+    from lore.storage.atomic import write_output
 
-    atomic_write(Path(output), b"".join(chunks))
+    write_output(Path(output), b"".join(chunks))
     total = sum(counts.values())
     if as_json:
         emit_json(

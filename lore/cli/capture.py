@@ -12,6 +12,7 @@ from typing import Any, cast
 import click
 
 from lore.cli._app import App
+from lore.cli._options import tag_option
 from lore.cli._output import echo, emit_json, json_option, note, read_text, warn
 from lore.errors import UsageError
 
@@ -97,9 +98,7 @@ KIND_HELP = {
 def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Options every capture command shares, in the order --help shows them."""
     options = [
-        click.option(
-            "--tags", "-t", "tags", multiple=True, help="Tags (comma-separated, repeatable)."
-        ),
+        tag_option(),
         click.option("--source", help="Where this came from (default: manual)."),
         click.option("--project", help="Project name (default: the git repository's name)."),
         click.option("--force", is_flag=True, help="Record even if a near-duplicate exists."),
@@ -117,16 +116,18 @@ def common_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def field_options(
-    *skip: str, kind: str | None = None
+    *skip: str, kind: str | None = None, only: tuple[str, ...] = ()
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """The per-field flags of every kind (less ``skip``). With ``kind`` (a shortcut),
     the flags of other kinds are hidden from --help; given anyway, capture refuses
-    them with a usage error that names the kind they belong to."""
+    them with a usage error that names the kind they belong to. With ``only`` (kinds),
+    just the flags those kinds take exist (``inbox promote``: its --to targets)."""
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         own = _own_fields(kind) if kind else None
+        offered = set().union(*(_own_fields(k) for k in only)) if only else None
         for decls, name, help_text, multiple in reversed(FIELD_OPTIONS):
-            if name not in skip:
+            if name not in skip and (offered is None or name in offered):
                 hidden = own is not None and name not in own
                 fn = click.option(
                     *decls, name, multiple=multiple, default=None, help=help_text, hidden=hidden
@@ -147,6 +148,7 @@ class GroupedCommand(click.Command):
     (a shortcut, whose ``kind`` is set, under its own kind's heading only)."""
 
     kind: str | None = None
+    kinds: tuple[str, ...] = ()  # the kinds whose headings --help shows (default: all)
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         from lore.capture.build import CAPTURE_KINDS, takes
@@ -157,7 +159,7 @@ class GroupedCommand(click.Command):
         kinds = [k for k in KIND_FLAGS if k in params]
         if kinds:
             sections.append((None, "Kind options (at most one)", kinds))
-        for kind in [self.kind] if self.kind else CAPTURE_KINDS:
+        for kind in [self.kind] if self.kind else self.kinds or CAPTURE_KINDS:
             own = [name for name in fields if takes(kind, name)]
             sections.append((kind, f"{kind.capitalize()} options", own))
         placed = {name for _, _, names in sections for name in names}
@@ -309,7 +311,8 @@ def _build_remember() -> click.Command:
         """Record a decision: TEXT, optionally "X because: why vs: a, b".
 
         Inline "because:" becomes the rationale and "vs:" the alternatives (flags
-        win over inline text). File paths and `backticked` terms join the entities.
+        win over inline text). File paths and `backticked` terms in TEXT and in the
+        rationale (inline or --rationale) join the entities.
         Takes the decision flags below; a flag of another kind is a usage error.
 
         \b

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from lore.cli._app import App
+from lore.cli._options import tag_option
 from lore.cli._output import echo, emit_json, json_option, note, report_read_issues
 
 pass_app = click.make_pass_decorator(App)
@@ -36,8 +37,8 @@ def evidence_cmd(ctx: click.Context, as_json: bool) -> None:
 @click.option("--source", help="Where this came from (default: manual).")
 @click.option("--provenance", help="Where the evidence comes from (URL, command, log).")
 @click.option("--confidence", help=f"{LEVELS} (default preliminary).")
-@click.option("--supports", multiple=True, help="An id it backs (repeatable, comma-separated).")
-@click.option("--tags", "-t", multiple=True, help="Tags (comma-separated, repeatable).")
+@click.option("--supports", multiple=True, help="An id it backs (comma-separated, repeatable).")
+@tag_option()
 @click.option("--project", help="Project name (default: the git repository's name).")
 @click.option("--force", is_flag=True, help="Record even if a near-duplicate exists.")
 @click.option(

@@ -123,7 +123,7 @@ def promote_failure_cmd(
         )
         return
     if not promotions:
-        echo(f"no failure type has {threshold} or more failures")
+        note(f"no failure type has {threshold} or more failures")
         return
     for p in promotions:
         verb = "created" if p.created else "updated"

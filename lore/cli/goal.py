@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from lore.cli._app import App
+from lore.cli._options import tag_option
 from lore.cli._output import echo, emit_json, json_option, note, report_read_issues, wants_json
 
 pass_app = click.make_pass_decorator(App)
@@ -58,7 +59,7 @@ def goal_cmd(ctx: click.Context, as_json: bool) -> None:
 @click.option("--priority", help=f"{PRIORITY_HELP} Default: medium.")
 @click.option("--deadline", help="A date, YYYY-MM-DD.")
 @click.option("--project", "projects", multiple=True, help="A project it serves (repeatable).")
-@click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
+@tag_option()
 @click.option("--criterion", "criteria", multiple=True, help="A success criterion (repeatable).")
 @click.option("--force", is_flag=True, help="Create it even if a near-duplicate goal exists.")
 @click.option(

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from lore.cli._app import App
+from lore.cli._options import AliasOption, help_when_alone
 from lore.cli._output import echo, emit_json, json_option, note
 
 pass_app = click.make_pass_decorator(App)
@@ -43,8 +44,9 @@ def _nodes(doc: list[dict[str, Any]], empty: str, fmt: Any = None) -> None:
         echo(fmt(node) if fmt else _node_line(node))
 
 
-@click.group(name="graph")
-def graph_cmd() -> None:
+@click.group(name="graph", invoke_without_command=True)
+@click.pass_context
+def graph_cmd(ctx: click.Context) -> None:
     """Query, export and curate the knowledge graph derived from every record.
 
     The graph is a projection of the files (never a store): records are nodes,
@@ -52,6 +54,7 @@ def graph_cmd() -> None:
     index, outside the data root, and every command refreshes it first, so a
     record captured a moment ago is already in it.
     """
+    help_when_alone(ctx)
 
 
 class _Bar:
@@ -303,22 +306,30 @@ def export_cmd(app: App, fmt: str, focus: str | None, hops: int, output: str | N
     if output:
         from pathlib import Path
 
-        from lore.storage.atomic import atomic_write
+        from lore.storage.atomic import write_output
 
-        atomic_write(Path(output), text.encode("utf-8"))
+        write_output(Path(output), text.encode("utf-8"))
         note(f"wrote {graph.number_of_nodes()} nodes, {graph.number_of_edges()} edges to {output}")
         return
     sys.stdout.write(text)
 
 
-@graph_cmd.group(name="add")
-def add_cmd() -> None:
+@graph_cmd.group(name="add", invoke_without_command=True)
+@click.pass_context
+def add_cmd(ctx: click.Context) -> None:
     """Add a curated node to the graph (a record in graph/data/)."""
+    help_when_alone(ctx)
 
 
 @add_cmd.command(name="concept")
 @click.argument("name")
-@click.option("--definition", default="", help="What the concept means.")
+@click.option(
+    "--description",
+    cls=AliasOption,
+    hidden_aliases=("--definition",),
+    default="",
+    help="What the concept means.",
+)
 @click.option("--alias", "aliases", multiple=True, help="Another name (repeatable).")
 @ALLOW_SECRET
 @json_option
@@ -326,7 +337,7 @@ def add_cmd() -> None:
 def add_concept_cmd(
     app: App,
     name: str,
-    definition: str,
+    description: str,
     aliases: tuple[str, ...],
     allow_secret: bool,
     as_json: bool,
@@ -335,7 +346,7 @@ def add_concept_cmd(
     from lore.graph.curate import add_concept
 
     concept = add_concept(
-        app.store, name, definition=definition, aliases=list(aliases), allow_secret=allow_secret
+        app.store, name, definition=description, aliases=list(aliases), allow_secret=allow_secret
     )
     if as_json:
         emit_json(concept.to_dict())
@@ -346,7 +357,13 @@ def add_concept_cmd(
 @graph_cmd.command(name="link")
 @click.argument("start")
 @click.argument("end")
-@click.option("--relation", "-r", required=True, help="One of the documented relations.")
+@click.option(
+    "--relation",
+    cls=AliasOption,
+    hidden_aliases=("-r",),
+    required=True,
+    help="One of the documented relations.",
+)
 @ALLOW_SECRET
 @json_option
 @pass_app
@@ -366,7 +383,13 @@ def link_cmd(
 @graph_cmd.command(name="unlink")
 @click.argument("start")
 @click.argument("end")
-@click.option("--relation", "-r", required=True, help="The relation of the edge to retract.")
+@click.option(
+    "--relation",
+    cls=AliasOption,
+    hidden_aliases=("-r",),
+    required=True,
+    help="The relation of the edge to retract.",
+)
 @json_option
 @pass_app
 def unlink_cmd(app: App, start: str, end: str, relation: str, as_json: bool) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from lore.cli._app import App, this_lore
+from lore.cli._options import help_when_alone
 from lore.cli._output import echo, emit_json, json_option
 
 pass_app = click.make_pass_decorator(App)
@@ -29,9 +30,11 @@ def _settings_path(settings: str | None) -> Path:
     return Path.home() / ".claude" / "settings.json"
 
 
-@click.group(name="hooks")
-def hooks_cmd() -> None:
+@click.group(name="hooks", invoke_without_command=True)
+@click.pass_context
+def hooks_cmd(ctx: click.Context) -> None:
     """Install or remove the Claude Code hooks (and run them)."""
+    help_when_alone(ctx)
 
 
 @hooks_cmd.command(name="install")

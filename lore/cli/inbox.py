@@ -3,15 +3,16 @@ rendering only; the use cases are ``lore.usecases.inbox``."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import click
 
 from lore.cli._app import App
 from lore.cli._output import echo, emit_json, json_option, note, report_read_issues, warn
-from lore.cli.capture import _fields, common_options, field_options
+from lore.cli.capture import GroupedCommand, _fields, common_options, field_options
 
 pass_app = click.make_pass_decorator(App)
+PROMOTE_TARGETS = ("decision", "pattern", "evidence")
 
 
 def observation_line(o: dict[str, Any]) -> str:
@@ -59,18 +60,20 @@ def inbox_cmd(ctx: click.Context, status: str, as_json: bool) -> None:
 
 
 @inbox_cmd.command(
-    name="promote", short_help="Turn an observation into a decision, pattern or evidence."
+    name="promote",
+    cls=GroupedCommand,
+    short_help="Turn an observation into a decision, pattern or evidence.",
 )
 @click.argument("observation_id")
 @click.option(
     "--to",
     "to",
     required=True,
-    type=click.Choice(["decision", "pattern", "evidence"]),
+    type=click.Choice(PROMOTE_TARGETS),
     help="The kind of record to make.",
 )
 @click.option("--text", "text", help="The new record's text (default: the observation's).")
-@field_options()
+@field_options(only=PROMOTE_TARGETS)
 @common_options
 @pass_app
 def promote_cmd(app: App, observation_id: str, to: str, text: str | None, **kwargs: Any) -> None:
@@ -106,6 +109,9 @@ def promote_cmd(app: App, observation_id: str, to: str, text: str | None, **kwar
         echo(result["promoted_to"])
     else:
         echo(f"promoted {result['id']} to {to} {result['promoted_to']}")
+
+
+cast(GroupedCommand, promote_cmd).kinds = PROMOTE_TARGETS
 
 
 @inbox_cmd.command(name="discard", short_help="Set an observation aside, with a reason.")

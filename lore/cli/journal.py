@@ -10,8 +10,16 @@ from typing import Any
 import click
 
 from lore.cli._app import App
+from lore.cli._options import (
+    SINCE_HELP,
+    TAG_FILTER_HELP,
+    UNTIL_HELP,
+    AliasOption,
+    limit_option,
+    split_values,
+    tag_option,
+)
 from lore.cli._output import echo, emit_json, json_option, note, read_text, report_read_issues
-from lore.cli.recall import SINCE_HELP, UNTIL_HELP
 from lore.errors import UsageError
 
 pass_app = click.make_pass_decorator(App)
@@ -44,10 +52,10 @@ def journal_cmd(ctx: click.Context, as_json: bool) -> None:
 
 
 @journal_cmd.command(name="list", short_help="List decisions newest first (filters combine).")
-@click.option("--recent", "-n", type=click.IntRange(min=0), default=0, help="At most N (0: all).")
+@limit_option(0, "At most N (0: all).", cls=AliasOption, hidden_aliases=("--recent",))
 @click.option("--type", "type_", help="Only this type (architecture, tooling, ...).")
 @click.option("--outcome", help="Only this outcome (pending|successful|revised|abandoned).")
-@click.option("--tag", "tags", multiple=True, help="Only with this tag (repeatable: all).")
+@tag_option(TAG_FILTER_HELP)
 @click.option("--project", help="Only this project's decisions.")
 @click.option("--session", help="Only decisions captured in this session id.")
 @click.option("--since", help=SINCE_HELP)
@@ -57,7 +65,7 @@ def journal_cmd(ctx: click.Context, as_json: bool) -> None:
 @pass_app
 def list_cmd(
     app: App,
-    recent: int,
+    limit: int,
     type_: str | None,
     outcome: str | None,
     tags: tuple[str, ...],
@@ -77,10 +85,10 @@ def list_cmd(
 
     found = list_decisions(
         app.store,
-        recent=recent,
+        recent=limit,
         type=type_,
         outcome=outcome,
-        tags=tags,
+        tags=split_values(tags),
         project=project,
         session=session,
         since=since,
@@ -117,7 +125,7 @@ def show_cmd(app: App, decision_id: str, as_json: bool) -> None:
 @journal_cmd.command(name="query", short_help="Search decisions, best match first.")
 @click.argument("query", nargs=-1, required=True)
 @click.option("--project", help="Only this project's decisions.")
-@click.option("--limit", "-n", type=click.IntRange(min=0), default=10, help="At most N (0: all).")
+@limit_option(10, "At most N (0: all).")
 @click.option("--all", "show_all", is_flag=True, help="Include retracted and superseded ones.")
 @json_option
 @pass_app
@@ -162,13 +170,21 @@ def stats_cmd(app: App, as_json: bool) -> None:
         echo(f"{key.replace('_', ' ')}: {counts or '-'}")
 
 
-@journal_cmd.command(name="update", short_help="Change outcome, rationale, lesson, tags or type.")
+@journal_cmd.command(
+    name="update", short_help="Change outcome, rationale, lesson, tags, type or files."
+)
 @click.argument("decision_id")
 @click.option("--outcome", help="pending|successful|revised|abandoned.")
 @click.option("--rationale", "-r", help="A new rationale.")
 @click.option("--lesson", help="The lesson learned.")
-@click.option("--tags", "-t", multiple=True, help="Replace the tags (comma-separated, repeatable).")
+@tag_option("Replace the tags (comma-separated, repeatable).")
 @click.option("--type", "type_", help="A new type (architecture, tooling, ...).")
+@click.option(
+    "--files", "-f", "files", multiple=True, help="Replace the files (comma-separated, repeatable)."
+)
+@click.option(
+    "--add-file", "add_files", multiple=True, help="Add a file (comma-separated, repeatable)."
+)
 @click.option("--allow-secret", is_flag=True, help=SECRET_HELP)
 @json_option
 @pass_app
@@ -180,12 +196,16 @@ def update_cmd(
     lesson: str | None,
     tags: tuple[str, ...],
     type_: str | None,
+    files: tuple[str, ...],
+    add_files: tuple[str, ...],
     allow_secret: bool,
     as_json: bool,
 ) -> None:
-    """Change a decision's outcome, rationale, lesson, tags or type in one revision.
+    """Change a decision's outcome, rationale, lesson, tags, type or files in one revision.
 
-    Only fields that differ are written; the project's own tag survives --tags.
+    Only fields that differ are written; the project's own tag survives --tag.
+    --files replaces the files, --add-file adds to them; either way each file also
+    joins the entities (as at capture; entities are never removed).
     With --json: the capture reply plus "changed" (the fields written).
     """
     from lore.usecases.journal import update
@@ -198,6 +218,8 @@ def update_cmd(
         lesson=lesson,
         tags=list(tags) if tags else None,
         type=type_,
+        files=list(files) if files else None,
+        add_files=list(add_files),
         allow_secret=allow_secret,
     )
     if as_json:

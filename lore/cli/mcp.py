@@ -31,17 +31,23 @@ def _sdk_missing() -> UsageError | None:
     return None
 
 
-@click.group(name="mcp", invoke_without_command=True)
+def _mcp_help() -> str:
+    """The help of `lore mcp`, naming every tool, resource and prompt the server offers."""
+    from lore.mcp import PROMPTS, RESOURCES, TOOL_NAMES
+
+    return (
+        "Run lore as an MCP server on stdio (for coding agents).\n\n"
+        f"Tools ({len(TOOL_NAMES)}): {', '.join(TOOL_NAMES)}; resources "
+        f"{' and '.join(RESOURCES)}; the prompt{'s' if len(PROMPTS) != 1 else ''} "
+        f"{', '.join(PROMPTS)}. Each tool returns what the matching command's --json "
+        "prints. The server runs until the client closes stdin. Set it up in an agent "
+        "with `lore mcp install --claude|--codex|--cursor`."
+    )
+
+
+@click.group(name="mcp", invoke_without_command=True, help=_mcp_help())
 @click.pass_context
 def mcp_cmd(ctx: click.Context) -> None:
-    """Run lore as an MCP server on stdio (for coding agents).
-
-    Tools: resume, recall, remember, learn, fail, observe, capture, handoff, show,
-    list, review; resources lore://resume and lore://record/{id}; the prompt
-    start-session. Each tool returns what the command's --json prints. The server
-    runs until the client closes stdin. Set it up in an agent with
-    `lore mcp install --claude|--codex|--cursor`.
-    """
     if ctx.invoked_subcommand is not None:
         return
     error = _sdk_missing()

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from lore.cli._app import App
+from lore.cli._options import tag_option
 from lore.cli._output import (
     echo,
     emit_json,
@@ -128,7 +129,7 @@ def patterns_show_cmd(app: App, record_id: str, as_json: bool) -> None:
 @click.option("--risk", help="What it costs.")
 @click.option("--severity", help="low, medium (default), high or critical.")
 @click.option("--category", help="A category.")
-@click.option("--tags", "-t", "tags", multiple=True, help="Tags (comma-separated, repeatable).")
+@tag_option()
 @click.option("--project", help="Project name (default: the git repository's name).")
 @click.option("--force", is_flag=True, help="Record even if a near-duplicate exists.")
 @click.option(

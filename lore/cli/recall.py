@@ -11,6 +11,17 @@ from typing import Any
 import click
 
 from lore.cli._app import App
+from lore.cli._options import (
+    SINCE_HELP,
+    TAG_FILTER_HELP,
+    UNTIL_HELP,
+    error_type_filter_option,
+    help_when_alone,
+    kind_filter_option,
+    limit_option,
+    split_values,
+    tag_option,
+)
 from lore.cli._output import echo, emit_json, json_option, note, style
 from lore.errors import UsageError
 
@@ -44,23 +55,19 @@ def _section(name: str, items: list[dict[str, Any]], count: int | None = None) -
         echo("  (none)")
 
 
-SINCE_HELP = "Only records since a time: 2026-05-12, 2026-05, 2026-W19, 7d, yesterday, last week..."
-UNTIL_HELP = "Only records before the end of a time (same forms; 7d: older than 7 days)."
-
-
 @click.command(name="recall")
 @click.argument("query", nargs=-1)
-@click.option("--kind", "kinds", multiple=True, help="Only this kind (repeatable; plurals work).")
+@kind_filter_option()
 @click.option("--project", help="Only this project's records; alone: the project's context.")
-@click.option("--tag", "tags", multiple=True, help="Only records with this tag (repeatable: all).")
+@tag_option(TAG_FILTER_HELP)
 @click.option("--since", help=SINCE_HELP)
 @click.option("--until", help=UNTIL_HELP)
-@click.option("--limit", "-n", type=click.IntRange(min=0), default=10, help=LIMIT_HELP)
+@limit_option(10, LIMIT_HELP)
 @click.option("--all", "show_all", is_flag=True, help="Include retracted and superseded records.")
 @click.option("--explain", is_flag=True, help="Show every score component of each result.")
 @click.option("--patterns", "as_patterns", is_flag=True, help="Mode: patterns and anti-patterns.")
 @click.option("--failures", "as_failures", is_flag=True, help="Mode: failures, newest first.")
-@click.option("--type", "error_type", help="With --failures: only this error type.")
+@error_type_filter_option("With --failures: only this error type.")
 @click.option("--triggers", "as_triggers", is_flag=True, help="Mode: recurring error types.")
 @click.option(
     "--threshold", type=click.IntRange(min=1), default=None, help="With --triggers (default 3)."
@@ -73,6 +80,11 @@ UNTIL_HELP = "Only records before the end of a time (same forms; 7d: older than 
     help="Also list records within N graph edges of each hit (0-3).",
 )
 @click.option("--deep", is_flag=True, help="Rank by personalized PageRank seeded from the hits.")
+@click.option(
+    "--routed",
+    is_flag=True,
+    help="Also ask Engram's memory database; merge both, each result marked with its store.",
+)
 @json_option
 @pass_app
 def recall_cmd(
@@ -94,6 +106,7 @@ def recall_cmd(
     as_brief: bool,
     graph_depth: int,
     deep: bool,
+    routed: bool,
     as_json: bool,
 ) -> None:
     """Search every kind of record for QUERY, best match first.
@@ -114,7 +127,7 @@ def recall_cmd(
 
     Modes are flags that use QUERY when given: --patterns [QUERY] (patterns and
     anti-patterns for a situation; without QUERY the project's best), --failures
-    [QUERY] [--type T], --triggers [--threshold N], --brief QUERY (decisions,
+    [QUERY] [--error-type T], --triggers [--threshold N], --brief QUERY (decisions,
     patterns, failures and contradictions on a topic), and --project P with no
     QUERY (the project's context).
 
@@ -122,6 +135,12 @@ def recall_cmd(
     "timestamp", ...fields}]}, where "window" is the query's time window
     ({"text", "since", "until"}) or null, "type" is the record's kind and a
     decision's own type is "decision_type".
+
+    --routed also asks Engram ($CLAUDE_MEMORY_DB): Engram first for what you
+    were doing ("what was I working on", "last session"), lore first for
+    decisions, patterns and failures, else both in turn; each result says which
+    store it came from (--json: {"query", "route", "why", "engram", "results":
+    [{"store", "id", "type", "score", "title", "timestamp", "item"}]}).
 
     \b
     Examples:
@@ -131,6 +150,7 @@ def recall_cmd(
       lore recall deploy --since 2026-05 --until 2026-W21
       lore recall --brief auth
       lore recall --deep "session store" --explain
+      lore recall --routed what was I working on yesterday
     """
     modes = [
         name
@@ -145,6 +165,26 @@ def recall_cmd(
     if len(modes) > 1:
         flags = " and ".join(f"--{m}" for m in modes)
         raise UsageError(f"choose one mode: {flags} cannot be combined")
+    if routed:
+        if modes or deep or graph_depth or explain:
+            raise UsageError(
+                "--routed goes with a plain QUERY (no mode, --deep, --graph-depth or --explain)"
+            )
+        from lore.cli.routed import routed_recall
+
+        routed_recall(
+            app,
+            _query(query),
+            as_json,
+            kinds=kinds,
+            project=project,
+            tags=tags,
+            since=since,
+            until=until,
+            limit=limit,
+            show_all=show_all,
+        )
+        return
     _show(
         app,
         _query(query),
@@ -152,7 +192,7 @@ def recall_cmd(
         mode=modes[0] if modes else None,
         kinds=kinds,
         project=project,
-        tags=tags,
+        tags=split_values(tags),
         since=since,
         until=until,
         limit=limit,
@@ -303,7 +343,7 @@ def _brief(doc: dict[str, Any]) -> None:
 
 @click.command(name="context")
 @click.argument("project")
-@click.option("--limit", "-n", type=click.IntRange(min=0), default=10, help=LIMIT_HELP)
+@limit_option(10, LIMIT_HELP)
 @json_option
 @pass_app
 def context_cmd(app: App, project: str, limit: int, as_json: bool) -> None:
@@ -324,7 +364,7 @@ def context_cmd(app: App, project: str, limit: int, as_json: bool) -> None:
 @click.command(name="brief")
 @click.argument("topic", nargs=-1, required=True)
 @click.option("--project", help="Only this project's records.")
-@click.option("--limit", "-n", type=click.IntRange(min=0), default=10, help=LIMIT_HELP)
+@limit_option(10, LIMIT_HELP)
 @json_option
 @pass_app
 def brief_cmd(
@@ -343,11 +383,11 @@ def brief_cmd(
 
 @click.command(name="failures")
 @click.argument("query", nargs=-1)
-@click.option("--type", "error_type", help="Only failures of this error type.")
+@error_type_filter_option("Only failures of this error type.")
 @click.option("--project", help="Only this project's failures.")
 @click.option("--since", help=SINCE_HELP)
 @click.option("--until", help=UNTIL_HELP)
-@click.option("--limit", "-n", type=click.IntRange(min=0), default=10, help=LIMIT_HELP)
+@limit_option(10, LIMIT_HELP)
 @json_option
 @pass_app
 def failures_cmd(
@@ -395,9 +435,11 @@ def triggers_cmd(app: App, threshold: int, project: str | None, as_json: bool) -
 # --- the index ----------------------------------------------------------------------------
 
 
-@click.group(name="index")
-def index_cmd() -> None:
+@click.group(name="index", invoke_without_command=True)
+@click.pass_context
+def index_cmd(ctx: click.Context) -> None:
     """Manage the derived search index (it lives outside the data root)."""
+    help_when_alone(ctx)
 
 
 @index_cmd.command(name="rebuild")

@@ -7,7 +7,24 @@ from typing import Any
 import click
 
 from lore.cli._app import App
-from lore.cli._output import console, echo, emit_json, is_terminal, json_option, style, warn
+from lore.cli._options import (
+    SINCE_HELP,
+    TAG_FILTER_HELP,
+    UNTIL_HELP,
+    limit_option,
+    split_values,
+    tag_option,
+)
+from lore.cli._output import (
+    console,
+    echo,
+    emit_json,
+    is_terminal,
+    json_option,
+    note,
+    style,
+    warn,
+)
 
 pass_app = click.make_pass_decorator(App)
 
@@ -41,6 +58,7 @@ def _render_dict(value: dict[str, Any]) -> str:
 def show_cmd(app: App, record_id: str, history: bool, as_json: bool) -> None:
     """Print the record with id RECORD_ID (any kind) in its latest state.
 
+    RECORD_ID may also be the legacy_id of a record imported from bash-lore.
     With --json, prints the record exactly as stored, revisions folded in
     (with --history: {"record": ..., "history": [...]}). Evidence that supports
     the record is listed after it (--json: an "evidence" array of evidence records,
@@ -60,7 +78,7 @@ def show_cmd(app: App, record_id: str, history: bool, as_json: bool) -> None:
         return
     evidence = doc.get("evidence", [])
     data = doc["record"] if history else {k: v for k, v in doc.items() if k != "evidence"}
-    kind = app.store.get(record_id).kind
+    kind = app.store.get(data["id"]).kind  # its own id: RECORD_ID may be a legacy_id
     render_record(data, kind, evidence, as_json=False, history=doc["history"] if history else None)
 
 
@@ -102,57 +120,81 @@ def render_evidence(evidence: list[dict[str, Any]]) -> None:
 
 
 @click.command(name="list")
-@click.argument("kind")
+@click.argument("kind", required=False)
 @click.option("--all", "show_all", is_flag=True, help="Include retracted and superseded records.")
-@click.option("--tag", "tags", multiple=True, help="Only records with this tag (repeatable: all).")
+@tag_option(TAG_FILTER_HELP)
 @click.option("--project", help="Only records of this project.")
-@click.option("--limit", "-n", type=click.IntRange(min=0), default=0, help="At most N (0: all).")
+@click.option("--since", help=SINCE_HELP)
+@click.option("--until", help=UNTIL_HELP)
+@limit_option(0, "At most N (0: all).")
 @json_option
 @pass_app
 def list_cmd(
     app: App,
-    kind: str,
+    kind: str | None,
     show_all: bool,
     tags: tuple[str, ...],
     project: str | None,
+    since: str | None,
+    until: str | None,
     limit: int,
     as_json: bool,
 ) -> None:
     """List records of KIND, newest first.
 
     KIND is one of decision, pattern, anti-pattern, failure, observation,
-    evidence, goal, session, project, concept, edge (plurals work too).
-    On a terminal: a table (id, when, title). To a pipe or file: one record per
-    line, "ID<TAB>YYYY-MM-DD HH:MM<TAB>TITLE", no header, never wrapped (the
+    evidence, goal, session, project, concept, edge (plurals work too); without
+    KIND, records of every kind. On a terminal: a table (id, when, title; without
+    KIND also the kind). To a pipe or file: one record per line,
+    "ID<TAB>YYYY-MM-DD HH:MM<TAB>TITLE" (without KIND:
+    "ID<TAB>YYYY-MM-DD HH:MM<TAB>KIND<TAB>TITLE"), no header, never wrapped (the
     title's whitespace collapsed to single spaces; FORCE_COLOR makes the id bold).
-    With --json, prints an array
-    of records exactly as stored.
+    Nothing found: stdout stays empty and stderr says so. With --json, prints an
+    array of records exactly as stored (without KIND each one starts with its
+    "kind", as `lore export` writes them).
     """
     from lore.model import kind_class
     from lore.usecases.records import list_records
 
     records = list_records(
-        app.store, kind, hidden=show_all, tags=list(tags), project=project, limit=limit
+        app.store,
+        kind,
+        hidden=show_all,
+        tags=split_values(tags),
+        project=project,
+        since=since,
+        until=until,
+        limit=limit,
     )
     _report_issues(app)
+    every = kind is None
     if as_json:
-        emit_json([r.to_dict() for r in records])
+        if every:
+            emit_json([{"kind": r.kind, **r.to_dict()} for r in records])
+        else:
+            emit_json([r.to_dict() for r in records])
         return
     if not records:
-        echo(f"no {kind_class(kind).KIND.name} records")
+        note(f"no {kind_class(kind).KIND.name + ' ' if kind else ''}records")
         return
     if not is_terminal():
         # A pipe or file: one record per line, tab-separated, never wrapped or padded.
         for record in records:
             when = record.timestamp[:16].replace("T", " ")
-            echo(f"{style(record.id, bold=True)}\t{when}\t{' '.join(record.title.split())}")
+            title = " ".join(record.title.split())
+            middle = f"\t{record.kind}" if every else ""
+            echo(f"{style(record.id, bold=True)}\t{when}{middle}\t{title}")
         return
     from rich.table import Table
 
     table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
     table.add_column("id", no_wrap=True)
     table.add_column("when", no_wrap=True)
-    table.add_column(records[0].KIND.title)
+    if every:
+        table.add_column("kind", no_wrap=True)
+    table.add_column("title" if every else records[0].KIND.title)
     for record in records:
-        table.add_row(record.id, record.timestamp[:16].replace("T", " "), record.title)
+        when = record.timestamp[:16].replace("T", " ")
+        cells = [record.id, when, record.kind] if every else [record.id, when]
+        table.add_row(*cells, record.title)
     console().print(table)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import click
 
 from lore.cli._app import App
+from lore.cli._options import tag_option
 from lore.cli._output import echo, emit_json, json_option, note, wants_json, warn
 from lore.errors import EXIT_INVALID
 
@@ -24,9 +25,13 @@ def registry_cmd(ctx: click.Context, as_json: bool) -> None:
 
 @registry_cmd.command(name="add")
 @click.argument("name")
-@click.option("--path", help="Where it lives on disk.")
+@click.option(
+    "--path",
+    help="Where it lives (taken from here; stored relative to $LORE_WORKSPACE, the "
+    "registry's repository or ~).",
+)
 @click.option("--description", help="What it is.")
-@click.option("--tag", "tags", multiple=True, help="A tag (repeatable; replaces the tags).")
+@tag_option("Tags (comma-separated, repeatable; replaces the tags).")
 @click.option(
     "--depends-on",
     "depends_on",
@@ -52,7 +57,11 @@ def registry_add_cmd(
 
     Writes one entry of registry/data/projects.yaml; the rest of the file
     (comments, order, unknown keys) stays as it was. A dependency that closes a
-    cycle is refused. With --json: {"ok", "id", "created", "record"}.
+    cycle is refused. --path is taken from the working directory and stored so
+    that every clone reads it alike: relative to $LORE_WORKSPACE if set (else to
+    the top of the git repository holding the registry, else the data root) when
+    inside it, else as ~/... under the home directory, else absolute.
+    With --json: {"ok", "id", "created", "record"}.
 
     \b
     Example:
@@ -170,7 +179,10 @@ def registry_context_cmd(app: App, name: str, limit: int, as_json: bool) -> None
 def registry_validate_cmd(app: App, as_json: bool) -> None:
     """Check the registry: unknown dependencies, dependency cycles, missing paths.
 
-    Exit 4 when there is any error. With --json: {"ok", "projects", "errors",
+    Exit 4 when there is any error. A path missing on this machine is a warning
+    (a teammate's checkout may live elsewhere): a relative path is taken from
+    $LORE_WORKSPACE, else from the top of the git repository holding the registry,
+    else from the data root. With --json: {"ok", "projects", "errors", "warnings",
     "issues": [{"severity", "code", "project", "message"}]}.
     """
     as_json = wants_json(as_json)
@@ -183,7 +195,8 @@ def registry_validate_cmd(app: App, as_json: bool) -> None:
         for issue in report["issues"]:
             where = f"{issue['project']}: " if issue["project"] is not None else ""
             echo(f"{issue['severity']}: {where}{issue['message']} [{issue['code']}]")
-        n, e = report["projects"], report["errors"]
-        note(f"{n} project{'s' if n != 1 else ''}, {e} error{'s' if e != 1 else ''}")
+        n, e, w = report["projects"], report["errors"], report["warnings"]
+        counts = f"{n} project{'s' if n != 1 else ''}, {e} error{'s' if e != 1 else ''}"
+        note(counts + (f", {w} warning{'s' if w != 1 else ''}" if w else ""))
     if report["errors"]:
         raise click.exceptions.Exit(EXIT_INVALID)

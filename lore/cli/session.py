@@ -7,7 +7,8 @@ from typing import Any
 import click
 
 from lore.cli._app import App
-from lore.cli._output import echo, emit_json, json_option, read_text
+from lore.cli._options import help_when_alone
+from lore.cli._output import echo, emit_json, json_option, note, read_text
 
 pass_app = click.make_pass_decorator(App)
 
@@ -29,6 +30,11 @@ def _project(explicit: str | None) -> str | None:
     is_flag=True,
     help="In a forked session: drop the inherited open items instead of adding to them.",
 )
+@click.option(
+    "--merge",
+    is_flag=True,
+    help="Keep the last handoff's open items and add these (default: these replace them).",
+)
 @click.option("--project", help="Project name (default: the git repository's name).")
 @click.option(
     "--allow-secret", is_flag=True, help="Write even if the text looks like it holds a credential."
@@ -44,6 +50,7 @@ def handoff_cmd(
     questions: tuple[str, ...],
     threads: tuple[str, ...],
     replace: bool,
+    merge: bool,
     project: str | None,
     allow_secret: bool,
     quiet: bool,
@@ -58,8 +65,9 @@ def handoff_cmd(
     no open session it creates one covering everything since the last handoff.
 
     Open items: the lists given here are the open items, settling the last
-    handoff's; in a session started by `lore resume --fork` they are added to the
-    inherited ones (merged), unless --replace. The reply says which happened.
+    handoff's (--merge keeps those and adds these); in a session started by `lore
+    resume --fork` they are added to the inherited ones (merged), unless --replace.
+    A line on stderr says which happened (also with -q and --json).
 
     \b
     Example:
@@ -77,40 +85,42 @@ def handoff_cmd(
         questions=questions,
         threads=threads,
         replace=replace,
+        merge=merge,
         allow_secret=allow_secret,
     )
     if as_json:
         emit_json(written.doc)
-        return
-    if quiet:
+    elif quiet:
         echo(written.record.id)
-        return
-    captured = sum(len(v) for v in written.doc["record"]["captured"].values())
-    echo(f"session {written.record.id} handed off ({_count(captured, 'record')} captured)")
-    said = _open_items_note(written.doc["open_items"])
-    if said:
-        echo(said)
+    else:
+        captured = sum(len(v) for v in written.doc["record"]["captured"].values())
+        echo(f"session {written.record.id} handed off ({_count(captured, 'record')} captured)")
+    said = _open_items_note(written.doc["open_items"], merge=merge)
+    if said:  # a message, on stderr: also with -q and --json, so a script sees it
+        note(said)
 
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def _open_items_note(report: dict[str, Any]) -> str | None:
+def _open_items_note(report: dict[str, Any], *, merge: bool = False) -> str | None:
     """What happened to the open items the session inherited or the last handoff left."""
     how, origin = report.get("how"), report.get("from")
     inherited, added = report.get("inherited", 0), report.get("added", 0)
-    if how == "merged":
+    if how == "merged" and not merge:
         return (
             f"open items: kept {inherited} inherited from {origin}, added {added} "
             "(merged; --replace drops the inherited ones)"
         )
+    if how == "merged":
+        return f"open items: kept the {inherited} left by {origin}, added {added} (merged)"
     if how == "replaced":
         return f"open items: replaced the {inherited} inherited from {origin} with {added}"
     if how == "settled":
         return (
             f"open items: this handoff's {added} replace the {inherited} left by {origin} "
-            "(in a session started by `lore resume --fork` they would be merged)"
+            "(--merge keeps them and adds these)"
         )
     return None
 
@@ -194,7 +204,7 @@ def sessions_list_cmd(
         emit_json([s.to_dict() for s in sessions])
         return
     if not sessions:
-        echo("no sessions")
+        note("no sessions")
         return
     for s in sessions:
         when = (s.ended_at or s.timestamp or "")[:16].replace("T", " ")  # type: ignore[attr-defined]
@@ -220,9 +230,11 @@ def sessions_show_cmd(ctx: click.Context, session_id: str, as_json: bool) -> Non
     ctx.invoke(show_cmd, record_id=session_id, history=False, as_json=_json_wanted(as_json))
 
 
-@click.group(name="transfer")
-def transfer_cmd() -> None:
+@click.group(name="transfer", invoke_without_command=True)
+@click.pass_context
+def transfer_cmd(ctx: click.Context) -> None:
     """Housekeeping for sessions."""
+    help_when_alone(ctx)
 
 
 @transfer_cmd.command(name="prune")

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from lore.cli._app import App
+from lore.cli._options import kind_filter_option
 from lore.cli._output import echo, emit_json, json_option, note, style
 
 pass_app = click.make_pass_decorator(App)
@@ -16,7 +17,7 @@ pass_app = click.make_pass_decorator(App)
 @click.command(name="timeline")
 @click.argument("period", nargs=-1)
 @click.option("--project", help="Only this project's records (its own or tagged).")
-@click.option("--kind", "kinds", multiple=True, help="Only this kind (repeatable; plurals work).")
+@kind_filter_option()
 @json_option
 @pass_app
 def timeline_cmd(

@@ -193,8 +193,12 @@ def update_changes(
     lesson: str | None = None,
     tags: list[str] | None = None,
     type: str | None = None,
+    files: list[str] | None = None,
+    add_files: list[str] | None = None,
 ) -> dict[str, object]:
-    """The fields an update changes (only those that differ from ``state``)."""
+    """The fields an update changes (only those that differ from ``state``). ``files``
+    replaces the files and ``add_files`` adds to them; every file given also joins the
+    entities, as at capture (an update never removes an entity)."""
     wanted: dict[str, object] = {}
     if outcome is not None:
         wanted["outcome"] = check_choice("outcome", outcome, OUTCOMES)
@@ -206,7 +210,17 @@ def update_changes(
         wanted["lesson_learned"] = lesson.strip()
     if tags is not None:
         wanted["tags"] = tags
+    if files is not None or add_files:
+        base = files if files is not None else _strings(state.get("files"))
+        wanted["files"] = unique([*base, *(add_files or [])])
+        given = [*(files or []), *(add_files or [])]
+        wanted["entities"] = unique([*_strings(state.get("entities")), *given])
     return {k: v for k, v in wanted.items() if state.get(k) != v}
+
+
+def _strings(value: object) -> list[str]:
+    """The strings of a stored list (a hand edit may have left anything there)."""
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def with_link(ids: object, other: str) -> list[str] | None:

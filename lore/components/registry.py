@@ -1,5 +1,6 @@
-"""registry: what exists? Projects in the hand-editable ``registry/data/projects.yaml``, and
-the checks on them (unknown dependencies, dependency cycles, missing paths).
+"""registry: what exists? Projects in the hand-editable ``registry/data/projects.yaml``, the
+checks on them (unknown dependencies, dependency cycles, missing paths) and where a
+project's ``path`` points on this machine.
 
 The file maps project names to entries; comments, key order and unknown keys written by
 hand survive every update lore makes.
@@ -63,11 +64,38 @@ def cycles(graph: dict[str, list[str]]) -> list[list[str]]:
     return sorted(found.values())
 
 
-def problems(projects: Iterable[Project], *, cwd: Path | None = None) -> list[dict[str, Any]]:
-    """Errors in the registry: ``{"severity", "code", "project", "message"}`` each, with
-    codes ``unknown-dependency``, ``dependency-cycle`` and ``missing-path``.
+def resolve_path(path: str, base: Path) -> Path:
+    """A stored ``path`` on this machine: ``~`` expands, a relative one joins ``base``."""
+    where = Path(os.path.expanduser(path))
+    return where if where.is_absolute() else base / where
 
-    A relative ``path`` is taken from ``cwd`` (the working directory); ``~`` expands.
+
+def stored_path(given: str, base: Path, *, cwd: Path | None = None) -> str:
+    """How ``registry add --path GIVEN`` is stored, so that every clone reads it alike:
+    GIVEN is taken from the working directory (``~`` kept as written), then written
+    relative to ``base`` when it lies inside it, as ``~/...`` when it lies in the home
+    directory, and absolute otherwise."""
+    text = given.strip()
+    if not text or text.startswith("~"):
+        return text
+    where = Path(os.path.normpath((cwd or Path.cwd()) / text))
+    for folder, prefix in ((base, ""), (Path.home(), "~")):
+        try:
+            inside = where.relative_to(os.path.normpath(folder)).as_posix()
+        except ValueError:
+            continue
+        if not prefix:
+            return inside
+        return prefix if inside == "." else f"{prefix}/{inside}"
+    return where.as_posix()
+
+
+def problems(projects: Iterable[Project], *, base: Path) -> list[dict[str, Any]]:
+    """What is wrong in the registry: ``{"severity", "code", "project", "message"}`` each.
+    Errors: ``unknown-dependency`` and ``dependency-cycle``; a warning:
+    ``missing-path`` (a path that does not exist on this machine, which a teammate's
+    checkout elsewhere may still have). A relative ``path`` is taken from ``base``
+    (``lore.usecases.registry.path_base``); ``~`` expands.
     """
     items = list(projects)
     graph = {p.name: [d for d in p.depends_on if isinstance(d, str)] for p in items}
@@ -79,15 +107,15 @@ def problems(projects: Iterable[Project], *, cwd: Path | None = None) -> list[di
                     _issue("unknown-dependency", p.name, f"depends on {dep!r}, not registered")
                 )
         if isinstance(p.path, str) and p.path:
-            where = Path(os.path.expanduser(p.path))
-            if not where.is_absolute():
-                where = (cwd or Path.cwd()) / where
+            where = resolve_path(p.path, base)
             if not where.exists():
-                out.append(_issue("missing-path", p.name, f"path {p.path} does not exist"))
+                full = "" if str(where) == p.path else f" ({where})"
+                message = f"path {p.path} does not exist on this machine{full}"
+                out.append(_issue("missing-path", p.name, message, severity="warning"))
     for cycle in cycles(graph):
         out.append(_issue("dependency-cycle", cycle[0], "dependency cycle: " + " -> ".join(cycle)))
     return out
 
 
-def _issue(code: str, project: str, message: str) -> dict[str, Any]:
-    return {"severity": "error", "code": code, "project": project, "message": message}
+def _issue(code: str, project: str, message: str, *, severity: str = "error") -> dict[str, Any]:
+    return {"severity": severity, "code": code, "project": project, "message": message}

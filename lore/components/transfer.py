@@ -221,8 +221,11 @@ def settle(
     *,
     carry: bool,
     replace: bool,
+    merge: bool = False,
 ) -> tuple[dict[str, list[str]], dict[str, Any]]:
-    """The open items a handoff stores, and what happened to the earlier ones."""
+    """The open items a handoff stores, and what happened to the earlier ones (``merge``:
+    a handoff that keeps the previous handoff's open items and adds its own, as a
+    forked session does with the ones it inherited)."""
     added = sum(map(len, given.values()))
     origin: str | None
     if session.parent:
@@ -233,7 +236,7 @@ def settle(
         origin = previous.id
         if previous.id == session.id:  # an automatic handoff closing its session again
             origin = _carried_from(previous)
-        how = "carried" if carry else "settled"
+        how = "carried" if carry else "merged" if merge else "settled"
     else:  # the first handoff, or a session handed off again by hand: its lists restate
         inherited, origin, how = {key: [] for key in OPEN_ITEMS}, None, "new"
     count = sum(map(len, inherited.values()))

@@ -118,11 +118,34 @@ def to_dot(graph: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
-_MERMAID_UNSAFE = re.compile(r'["<>`#{}\[\]()|]')
+# Mermaid labels are quoted strings ("..."), in which every character but the quote is
+# allowed; Mermaid's entity codes (#quot;, #35;) write the rest, as its docs describe.
+# Encoded too: "#" (it starts an entity), "<", ">" and "&" (a label is HTML: "<b>" would
+# be bold), "`" (a leading one makes a Markdown string), "%" ("%%{init: ...}%%" anywhere
+# is a directive), the two characters Mermaid's renderer uses to stand for entities
+# ("ﬂ", "¶"), and, in a label that holds "style" or "classDef", ":" (the renderer
+# mangles "style...:#...;" there).
+_MERMAID_ENTITIES = {
+    "#": "#35;",
+    '"': "#quot;",
+    "<": "#lt;",
+    ">": "#gt;",
+    "&": "#amp;",
+    "`": "#96;",
+    "%": "#37;",
+    "\ufb02": "#64258;",
+    "\u00b6": "#182;",
+}
+_MERMAID_SPECIAL = re.compile("[" + re.escape("".join(_MERMAID_ENTITIES)) + "]")
 
 
 def _mermaid_text(text: str) -> str:
-    return _MERMAID_UNSAFE.sub(" ", " ".join(text.split())).strip() or "-"
+    """``text`` (whitespace collapsed) as the inside of a quoted Mermaid label."""
+    flat = " ".join(text.split()) or "-"
+    out = _MERMAID_SPECIAL.sub(lambda m: _MERMAID_ENTITIES[m.group()], flat)
+    if "style" in flat or "classDef" in flat:
+        out = out.replace(":", "#58;")
+    return f'"{out}"'
 
 
 def to_mermaid(graph: Any) -> str:
@@ -130,7 +153,7 @@ def to_mermaid(graph: Any) -> str:
     lines = ["flowchart LR"]
     for key, attrs in graph.nodes(data=True):
         label = _mermaid_text(f"{attrs.get('type')}: {attrs.get('label', '') or key}")
-        lines.append(f'  {ids[key]}["{label}"]')
+        lines.append(f"  {ids[key]}[{label}]")
     for u, v, k in graph.edges(keys=True):
         lines.append(f"  {ids[u]} -->|{_mermaid_text(k)}| {ids[v]}")
     types = sorted({str(a.get("type")) for _, a in graph.nodes(data=True)})

@@ -23,11 +23,15 @@ MAX_HOPS = 3
 
 
 def node_key(snapshot: Snapshot, text: str) -> str:
-    """The node ``text`` names: a record id or node key, else a project, file or error type."""
+    """The node ``text`` names: a record id or node key, else a project, file or error type,
+    else the record whose ``legacy_id`` it is."""
     graph = snapshot.graph
     for key in (text, rules.project_key(text), rules.file_key(text), rules.ERROR_TYPE + text):
         if key in graph:
             return key
+    legacy = sorted(k for k, attrs in graph.nodes(data=True) if attrs.get("legacy_id") == text)
+    if legacy:  # an imported record named by its original id
+        return legacy[0]
     raise NotFoundError(
         f"no graph node {text!r} (a record id, project, file or error type)", id=text
     )

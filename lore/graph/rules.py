@@ -191,6 +191,9 @@ def project(
     attrs: dict[str, Any] = {"type": kind, "label": label_of(kind, data, title_field)}
     if isinstance(status, str):
         attrs["status"] = status
+    legacy = data.get("legacy_id")  # an imported record's original id (graph NODE takes it)
+    if isinstance(legacy, str) and legacy:
+        attrs["legacy_id"] = legacy
     synth: list[tuple[str, dict[str, Any]]] = []
     edges: list[Edge] = []
 

@@ -21,7 +21,7 @@ from lore.graph import rules
 from lore.paths import DataRoot
 from lore.store.core import Store
 
-SNAPSHOT_SCHEMA = 4  # bump when the projection rules change: older snapshots are rebuilt
+SNAPSHOT_SCHEMA = 5  # bump when the projection rules change: older snapshots are rebuilt
 MAGIC = b"LOREGRAPH\x00"
 SAVE_AFTER = 500  # records changed since the stored snapshot before it is rewritten
 OWN_KINDS = ("edge", "project")  # kinds the index does not hold: fingerprinted here

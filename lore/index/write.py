@@ -39,6 +39,11 @@ class Writable(Columns):
                     for term in analyze.terms(text):
                         counts[term] += times
                         length += times
+        legacy = record.extra.get("legacy_id")  # an imported record's original id
+        if isinstance(legacy, str):
+            for term in analyze.terms(legacy):
+                counts[term] += 1
+                length += 1
         fresh = self.fresh
         for term, count in counts.items():
             column = fresh.get(term)

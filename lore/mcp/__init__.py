@@ -7,6 +7,29 @@ from __future__ import annotations
 
 SDK_REQUIREMENT = "mcp>=2.3,<3"
 
+# What the server offers, in the order it registers them, for `lore mcp --help` (which
+# must not import the SDK or the tool modules). tests/mcpserver checks these against what
+# the running server lists, so the help cannot drift from the server.
+TOOL_NAMES = (
+    "resume",
+    "handoff",
+    "recall",
+    "remember",
+    "learn",
+    "fail",
+    "observe",
+    "capture",
+    "show",
+    "list",
+    "review",
+    "journal_update",
+    "goal_update",
+    "graph_neighbors",
+    "timeline",
+)
+RESOURCES = ("lore://resume", "lore://record/{id}")
+PROMPTS = ("start-session",)
+
 
 def sdk_installed() -> bool:
     """Whether the MCP SDK (with the server API lore uses) can be imported."""

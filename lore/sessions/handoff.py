@@ -113,6 +113,7 @@ def handoff(
     summary: str | None = None,
     carry: bool = False,
     replace: bool = False,
+    merge: bool = False,
     report: dict[str, Any] | None = None,
     allow_secret: bool = False,
 ) -> Session:
@@ -120,6 +121,7 @@ def handoff(
 
     Open items (next steps, blockers, questions, threads): a forked session keeps the
     ones it inherited and adds the handoff's (``replace`` drops the inherited ones);
+    ``merge`` does the same with the previous handoff's in a session not forked;
     ``carry`` (an automatic handoff) keeps the previous handoff's and adds its own;
     otherwise the handoff's lists are the open items, settling the previous ones.
     ``report``, when given, is filled with what happened to them: ``{"how": "merged",
@@ -127,7 +129,8 @@ def handoff(
     n, "added": n}``. ``extra`` adds fields of its own (an automatic handoff records
     what it saw); ``summary`` replaces the message's first sentence as the summary.
     Every text passes the secrets gate before anything is written (``allow_secret``
-    skips it: ``--allow-secret``).
+    skips it: ``--allow-secret``), the project's name too; the ``git`` snapshot is
+    masked instead (``[REDACTED:<rule>]``).
     """
     text, given = handoff_texts(
         message,
@@ -138,12 +141,17 @@ def handoff(
             "threads": threads,
         },
     )
-    from lore.secrets.gate import gate
+    from lore.secrets.gate import gate, redact_value
 
     written = {"message": text, **given, **(extra or {})}
     if summary:
         written["summary"] = summary
+    if project is not None:
+        written["project"] = project
     gate(written, allow_secret=allow_secret)
+    # The repository's state (commit subjects, branch and file names) is not text the
+    # handoff was given: a credential in it is masked, not refused.
+    git = redact_value(git) if git else git
     session_id = current_session_id(store, project)
     session = store.find(session_id) if session_id else None
     from lore.index.persist import open_index
@@ -161,7 +169,7 @@ def handoff(
     else:
         started = session.started_at or session.timestamp
         captured, _ = captured_during(store, session, started, index, inclusive=True)
-    lists, info = settle(session, previous, given, carry=carry, replace=replace)
+    lists, info = settle(session, previous, given, carry=carry, replace=replace, merge=merge)
     changes: dict[str, Any] = {
         "status": "closed",
         "started_at": started,

@@ -44,6 +44,9 @@ class ResumeBundle:
     fork: dict[str, Any] | None = None
     goals_count: int = 0
     pending_review_count: int = 0
+    # An automatic handoff's own threads (its transcript's requests), which the text
+    # lists after the items it carried over; not part of the JSON document.
+    own_threads: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -90,6 +93,8 @@ def resume(
         auto = session.extra.get("auto")
         carried = auto.get("carried_from") if isinstance(auto, dict) else None
         bundle.session["carried_from"] = carried if isinstance(carried, str) else None
+        own = auto.get("requests") if isinstance(auto, dict) else None
+        bundle.own_threads = [t for t in own if isinstance(t, str)] if isinstance(own, list) else []
     ranked = rank_decisions(view, view.docs("decision"), RECENT_DECISIONS)
     bundle.recent_decisions = [_decision(view.read(d)) for d in ranked]
     if session is None:

@@ -54,17 +54,24 @@ def _handoff(bundle: Any, add: Add) -> None:
         # An automatic handoff's digest must not push out the next steps, blockers and
         # questions it carried over from a manual one: under a budget they rank with it.
         carried = 0 if session.get("carried_from") else 1
-        for label, key in (
-            ("Next", "next_steps"),
-            ("Blocker", "blockers"),
-            ("Question", "questions"),
-            ("Open thread", "threads"),
+        # Its own threads (the transcript's requests) come after the note that names
+        # where the carried items came from: the note is about the items above it.
+        own = set(getattr(bundle, "own_threads", None) or ())
+        threads = [t for t in session.get("threads") or [] if isinstance(t, str)]
+        later = [t for t in threads if t in own] if session.get("carried_from") else []
+        for label, key, values in (
+            ("Next", "next_steps", session.get("next_steps")),
+            ("Blocker", "blockers", session.get("blockers")),
+            ("Question", "questions", session.get("questions")),
+            ("Open thread", "threads", [t for t in threads if t not in later]),
         ):
-            for item in session.get(key) or []:
+            for item in values or []:
                 add(1 if key == "threads" else carried, key, f"- {label}: {item}")
                 items = True
         if items and session.get("carried_from"):
             add(1, "carried", f"  (open items carried over from {session['carried_from']})")
+        for item in later:
+            add(1, "threads", f"- Open thread: {item}")
         git = session.get("git") or {}
         if git:
             head = (git.get("head") or "")[:10] or "(no commits yet)"
@@ -198,12 +205,16 @@ def _fit(lines: list[tuple[int, str, str]], budget: int | None) -> tuple[str, li
     def size() -> int:
         return estimate_tokens("\n".join(lines[i][2] for i in kept))
 
+    # Within a section the last line goes first, except open threads: they run oldest to
+    # newest (the last request last), so the oldest thread goes first.
+    threads = [i for i, line in enumerate(lines) if line[1] == "threads"]
+    order = dict(zip(threads, reversed(threads), strict=True))
     if budget is not None and budget > 0:
         while size() > budget:
             victims = [i for i in kept if lines[i][0] > 0 and not is_heading(i)]
             if not victims:
                 break
-            victim = max(victims, key=lambda i: (lines[i][0], i))
+            victim = max(victims, key=lambda i: (lines[i][0], order.get(i, i)))
             kept.remove(victim)
             cut[lines[victim][1]] += 1
             live = {lines[i][1] for i in kept if not is_heading(i)}

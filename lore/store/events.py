@@ -123,11 +123,11 @@ def append_event(
         record, tree = store._reread(cls, record_id, target)
         event = {"id": record_id, "timestamp": clock.now(), **make(record.to_dict())}
         event.setdefault("event", clock.new_id("ev"))
-        jsonl.append(log, [event])
+        jsonl.append(log, [event], within=store.path)
         record = with_events(cls, record, {record_id: [event]})
         changes = then(record.to_dict()) if then is not None else None
         if changes:
-            update_document(target, changes, tree)
+            update_document(target, changes, tree, within=store.path)
             record = folded(store, cls, document_record(cls, record_id, target, tree))
     store._cache.pop(cls.KIND.name, None)
     return record

@@ -76,11 +76,15 @@ def handoff(
     questions: Sequence[str] = (),
     threads: Sequence[str] = (),
     replace: bool = False,
+    merge: bool = False,
     allow_secret: bool = False,
 ) -> Written:
     """``lore handoff``: close the current session with ``message`` and the open items
     (through the secrets gate unless ``allow_secret``); the document says what happened
-    to the open items the session inherited (``open_items``)."""
+    to the open items the session inherited (``open_items``). ``merge`` keeps the last
+    handoff's open items and adds these; ``replace`` and ``merge`` exclude each other."""
+    if replace and merge:
+        raise UsageError("--replace and --merge exclude each other")
     from lore.capture.build import detect_project
     from lore.git.info import snapshot
     from lore.sessions.handoff import handoff as _handoff
@@ -96,6 +100,7 @@ def handoff(
         threads=list(threads),
         git=snapshot(),
         replace=replace,
+        merge=merge,
         report=report,
         allow_secret=allow_secret,  # the gate runs where the handoff's texts are assembled
     )
@@ -119,7 +124,7 @@ def resume(
     name = detect_project(project)
     bundle = _resume(store, project=name, session_id=session_id, git=None)
     if bundle.reconstructed is not None:
-        bundle.reconstructed["git"] = snapshot()
+        bundle.reconstructed["git"] = _project_git(store, project, name, snapshot)
     if fork:
         from lore.components.transfer import start
 
@@ -132,16 +137,40 @@ def resume(
     return text, data
 
 
+def _project_git(
+    store: Store, explicit: str | None, name: str | None, snapshot: Any
+) -> dict[str, object] | None:
+    """The git state resume rebuilds a project's context from: the working directory's
+    repository, unless ``--project`` names another project than that repository; then
+    the repository at the project's registered path, if any (never another project's)."""
+    from lore.git.info import find_repo
+
+    here = find_repo()
+    if explicit is None or (here is not None and here.name == name):
+        return snapshot()
+    from lore.errors import NotFoundError
+    from lore.usecases.registry import get_project, local_path
+
+    try:
+        path = local_path(store, get_project(store, str(name)).path)
+    except NotFoundError:
+        return None
+    from pathlib import Path
+
+    return snapshot(Path(path)) if path and Path(path).is_dir() else None
+
+
 def show(store: Store, record_id: str, *, history: bool = False) -> dict[str, Any]:
     """``lore show``: the record as stored (with ``history``: ``{"record", "history"}``),
     plus ``evidence`` (the evidence records that support it) when there is some."""
+    from lore.store.legacy import get
     from lore.usecases.evidence import backing
     from lore.usecases.records import record_history
 
-    record = store.get(record_id)
+    record = get(store, record_id)  # an imported record also by its legacy_id
     data = record.to_dict()
     out: dict[str, Any] = (
-        {"record": data, "history": record_history(store, record_id)} if history else data
+        {"record": data, "history": record_history(store, record.id)} if history else data
     )
     evidence = backing(store, record.id)
     return {**out, "evidence": evidence} if evidence else out
@@ -212,7 +241,7 @@ def recall(
     if (deep or graph_depth) and mode is not None:
         raise UsageError("--deep and --graph-depth go with a plain QUERY, not a mode")
     if error_type and mode != "failures":
-        raise UsageError("--type goes with --failures")
+        raise UsageError("--error-type goes with --failures")
     if threshold is not None and mode != "triggers":
         raise UsageError("--threshold goes with --triggers")
     here = detect_project(project)

@@ -120,20 +120,29 @@ def update(
     lesson: str | None = None,
     tags: Sequence[str] | None = None,
     type: str | None = None,
+    files: Sequence[str] | None = None,
+    add_files: Sequence[str] = (),
     allow_secret: bool = False,
 ) -> dict[str, Any]:
     """Change a decision's fields in one appended revision; ``changed`` names them
     (empty, and nothing written, when every value is already the stored one).
-    ``tags`` replaces the free tags; the project's own tag stays."""
-    if all(v is None for v in (outcome, rationale, lesson, tags, type)):
+    ``tags`` replaces the free tags; the project's own tag stays. ``files`` replaces
+    the files, ``add_files`` adds to them; each file also joins the entities."""
+    from lore.capture.build import split_list
+
+    new_files = split_list(list(files)) if files is not None else None
+    more_files = split_list(list(add_files))
+    if (
+        all(v is None for v in (outcome, rationale, lesson, tags, type, new_files))
+        and not more_files
+    ):
         raise UsageError(
-            "nothing to update: give --outcome, --rationale, --lesson, --tags or --type"
+            "nothing to update: give --outcome, --rationale, --lesson, --tag, --type, "
+            "--files or --add-file"
         )
     current = decision(store, decision_id)
     new_tags: list[str] | None = None
     if tags is not None:
-        from lore.capture.build import split_list
-
         new_tags = split_list(list(tags))
         if current.project and current.project in current.tags and current.project not in new_tags:
             new_tags.append(current.project)
@@ -143,7 +152,14 @@ def update(
 
     def change(state: dict[str, Any]) -> dict[str, Any]:
         changes = update_changes(
-            state, outcome=outcome, rationale=rationale, lesson=lesson, tags=new_tags, type=type
+            state,
+            outcome=outcome,
+            rationale=rationale,
+            lesson=lesson,
+            tags=new_tags,
+            type=type,
+            files=new_files,
+            add_files=more_files,
         )
         if changes:
             gate(changes, allow_secret=allow_secret)

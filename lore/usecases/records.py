@@ -14,20 +14,35 @@ from lore.store.core import REVISE, Store
 
 def list_records(
     store: Store,
-    kind: str,
+    kind: str | None,
     *,
     hidden: bool = False,
     tags: Sequence[str] = (),
     project: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
     limit: int = 0,
 ) -> list[Record]:
-    """Records of ``kind``, newest first, filtered by tags (all must match) and project."""
-    records = [r for r in store.readable(kind_class(kind)) if hidden or not r.hidden]
+    """Records of ``kind`` (None: every kind), newest first, filtered by tags (all must
+    match), project and time (``since``/``until``: the expressions of ``lore.timeexpr``,
+    as ``journal list`` takes them). A kind whose one file cannot be read at all is a
+    ``DataError`` (exit 4), never an empty list."""
+    from lore import clock, timeexpr
+    from lore.model import kinds
+
+    since_epoch = timeexpr.since(since)
+    until_epoch = timeexpr.until(until)
+    classes = [kind_class(kind)] if kind is not None else list(kinds().values())
+    records = [r for cls in classes for r in store.readable(cls) if hidden or not r.hidden]
     if tags:
         wanted = set(tags)
         records = [r for r in records if wanted <= set(r.tags)]
     if project:
         records = [r for r in records if r.project == project or project in r.tags]
+    if since_epoch is not None:
+        records = [r for r in records if clock.epoch(r.timestamp) >= since_epoch]
+    if until_epoch is not None:
+        records = [r for r in records if clock.epoch(r.timestamp) < until_epoch]
     records = sorted(records, key=lambda r: str(r.timestamp or ""), reverse=True)
     return records[:limit] if limit else records
 

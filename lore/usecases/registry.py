@@ -8,6 +8,7 @@ changed one entry at a time under its lock, keeping the rest of the file as writ
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from lore import clock
@@ -15,7 +16,7 @@ from lore.components.failures import RULE_OF_THREE, Failure
 from lore.components.intent import OPEN_STATUSES, Goal
 from lore.components.journal import Decision
 from lore.components.patterns import SEVERITY_RANK, AntiPattern, Pattern
-from lore.components.registry import Project, cycle_through, problems
+from lore.components.registry import Project, cycle_through, problems, resolve_path, stored_path
 from lore.errors import InvalidInputError, NotFoundError, UsageError
 from lore.model import Record
 from lore.store.core import Store
@@ -32,6 +33,30 @@ def get_project(store: Store, name: str) -> Project:
     if found is None:
         raise NotFoundError(f"no project named {name!r} in the registry", id=name)
     return found
+
+
+WORKSPACE_VARIABLE = "LORE_WORKSPACE"
+
+
+def path_base(store: Store) -> Path:
+    """What a relative project ``path`` is relative to on this machine (LORE_CONTRACT.md
+    §3.10): ``$LORE_WORKSPACE`` when set (the folder this machine keeps its checkouts
+    in), else the top of the git repository that holds the registry file, else the
+    data root."""
+    import os
+
+    configured = os.environ.get(WORKSPACE_VARIABLE)
+    if configured:
+        return Path(os.path.expanduser(configured)).absolute()
+    from lore.git.info import find_repo
+
+    repo = find_repo(store.location(Project).parent)
+    return repo.top if repo is not None else store.path
+
+
+def local_path(store: Store, path: str) -> str:
+    """A stored project ``path`` as this machine reads it (absolute)."""
+    return str(resolve_path(path, path_base(store))) if path else ""
 
 
 def _names(values: Sequence[str] | None) -> list[str]:
@@ -60,7 +85,7 @@ def add_project(
         raise UsageError("a project needs a name")
     changes: dict[str, Any] = {}
     if path is not None:
-        changes["path"] = path
+        changes["path"] = stored_path(path, path_base(store))
     if description is not None:
         changes["description"] = description
     if tags:
@@ -122,11 +147,13 @@ def validate_registry(store: Store) -> dict[str, Any]:
         {"severity": "error", "code": "parse", "project": None, "message": message}
         for message in read_issues(store)
     ]
-    issues += problems(projects)
+    issues += problems(projects, base=path_base(store))
+    errors = sum(1 for issue in issues if issue["severity"] == "error")
     return {
-        "ok": not issues,
+        "ok": not errors,
         "projects": len(projects),
-        "errors": len(issues),
+        "errors": errors,
+        "warnings": len(issues) - errors,
         "issues": issues,
     }
 
@@ -140,7 +167,15 @@ def context(store: Store, name: str, *, limit: int = CONTEXT_LIMIT) -> dict[str,
     patterns and anti-patterns, open goals and recurring failures."""
     from lore.recall.core import result_dict
 
-    project = get_project(store, name)
+    try:
+        project = get_project(store, name)
+    except NotFoundError as exc:
+        # The records of an unregistered project are still there: say where to read them.
+        raise NotFoundError(
+            f"{exc.message}; `lore context {name}` shows the records of a project "
+            "whether or not it is registered (`lore registry add` registers it)",
+            id=name,
+        ) from None
     registered = _projects(store)
     cut = slice(0, limit or None)
     decisions = [d for d in store.of(Decision) if _belongs(d, name)]
@@ -157,6 +192,7 @@ def context(store: Store, name: str, *, limit: int = CONTEXT_LIMIT) -> dict[str,
     goals.sort(key=lambda g: (SEVERITY_RANK.get(g.priority, 9), g.timestamp))
     return {
         "project": project.to_dict(),
+        "local_path": local_path(store, project.path) if isinstance(project.path, str) else "",
         "dependencies": [
             {
                 "name": dep,
@@ -203,7 +239,9 @@ def render_context(doc: dict[str, Any]) -> str:
     if project.get("description"):
         lines += [project["description"], ""]
     if project.get("path"):
-        lines += [f"Path: {project['path']}", ""]
+        here = doc.get("local_path") or project["path"]
+        shown = project["path"] if here == project["path"] else f"{project['path']} ({here})"
+        lines += [f"Path: {shown}", ""]
 
     def section(title: str, items: list[str]) -> None:
         lines.append(f"## {title}")

@@ -141,7 +141,7 @@ def _flags(text: str) -> set[str]:
     return set(re.findall(r"^\s+(?:-\w, )?(--[a-z-]+)", text, re.MULTILINE))
 
 
-COMMON = {"--tags", "--source", "--project", "--force", "--allow-secret", "--quiet", "--json",
+COMMON = {"--tag", "--source", "--project", "--force", "--allow-secret", "--quiet", "--json",
           "--help"}  # fmt: skip
 
 

@@ -286,5 +286,9 @@ def test_promote_failure_below_the_threshold(run: Run, data_dir: Path) -> None:
         "count": 2,
     }
     assert not (data_dir / "patterns").exists()
-    assert run("promote-failure").stdout == "no failure type has 3 or more failures\n"
+    nothing = run("promote-failure")
+    assert (nothing.stdout, nothing.stderr) == (
+        "",
+        "lore: no failure type has 3 or more failures\n",
+    )
     assert ok_json(run, "promote-failure", "--threshold", "2")["promoted"][0]["count"] == 2

@@ -273,7 +273,12 @@ def test_update_with_the_same_values_writes_nothing(
          "revised, abandoned (got 'done')"),
         (["--type", "misc"], 4, "decision type must be one of architecture, implementation, "
          "naming, tooling, process, bugfix, refactor, other (got 'misc')"),
-        ([], 2, "nothing to update: give --outcome, --rationale, --lesson, --tags or --type"),
+        (
+            [],
+            2,
+            "nothing to update: give --outcome, --rationale, --lesson, --tag, --type, "
+            "--files or --add-file",
+        ),
         (["--lesson", "token ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"], 7,
          "refusing to write: lesson_learned looks like it holds a secret (GitHub token); remove "
          "it, or pass --allow-secret if this is not a real credential"),

@@ -264,3 +264,12 @@ def test_install_codex_replaces_a_value_written_over_several_lines(run: Run) -> 
         f'[mcp_servers.lore]\ncommand = "{_lore()}"\nargs = ["mcp"]\ntool_timeout_sec = 5\n'
         "\n[other]\nx = 1\n"
     )
+
+
+def test_mcp_help_names_every_tool_resource_and_prompt(run: Run) -> None:
+    from lore.mcp import PROMPTS, RESOURCES, TOOL_NAMES
+
+    text = " ".join(run("mcp", "--help").stdout.split()).replace("start- session", "start-session")
+    assert f"Tools (15): {', '.join(TOOL_NAMES)}; resources {' and '.join(RESOURCES)};" in text
+    assert f"the prompt {PROMPTS[0]}." in text
+    assert len(TOOL_NAMES) == len(set(TOOL_NAMES)) == 15

@@ -193,7 +193,7 @@ def test_hidden_records_need_all(run: Run) -> None:
     [
         ((), "nothing to recall"),
         (("x", "--patterns", "--brief"), "choose one mode"),
-        (("x", "--type", "Timeout"), "--type goes with --failures"),
+        (("x", "--type", "Timeout"), "--error-type goes with --failures"),
         (("x", "--threshold", "2"), "--threshold goes with --triggers"),
         (("x", "--since", "the day after the meeting"), "--since 'the day after the meeting'"),
         (("x", "--until", "2026-13"), "--until '2026-13': not a time lore can read; use"),

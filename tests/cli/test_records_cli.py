@@ -260,7 +260,8 @@ def test_list_other_kinds_empty(run: Run, name: str) -> None:
     assert listed(run, name) == []
     result = run("list", name)
     singular = name[:-1] if name.endswith("s") else name
-    assert (result.exit_code, result.stdout) == (0, f"no {singular} records\n")
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == f"lore: no {singular} records\n"
 
 
 def test_list_newest_first_with_filters(run: Run) -> None:

@@ -153,7 +153,7 @@ def test_list_show_remove(run: Run, data_dir: Path) -> None:
 def test_validate_reports_and_exits_4(run: Run, data_dir: Path) -> None:
     path = hand_written(data_dir)
     clean = ok_json(run, "registry", "validate")
-    assert clean == {"ok": True, "projects": 2, "errors": 0, "issues": []}
+    assert clean == {"ok": True, "projects": 2, "errors": 0, "warnings": 0, "issues": []}
     path.write_text(
         HAND_WRITTEN
         + "    depends_on: [webshop]\n"
@@ -166,7 +166,8 @@ def test_validate_reports_and_exits_4(run: Run, data_dir: Path) -> None:
     result = run("registry", "validate", "--json")
     assert result.exit_code == 4
     report = json.loads(result.stdout)
-    assert (report["ok"], report["projects"], report["errors"]) == (False, 3, 3)
+    assert (report["ok"], report["projects"], report["errors"]) == (False, 3, 2)
+    assert report["warnings"] == 1
     assert report["issues"] == [
         {
             "severity": "error",
@@ -175,10 +176,10 @@ def test_validate_reports_and_exits_4(run: Run, data_dir: Path) -> None:
             "message": "depends on 'nobody', not registered",
         },
         {
-            "severity": "error",
+            "severity": "warning",
             "code": "missing-path",
             "project": "ghost",
-            "message": "path /no/such/dir does not exist",
+            "message": "path /no/such/dir does not exist on this machine",
         },
         {
             "severity": "error",
@@ -192,7 +193,7 @@ def test_validate_reports_and_exits_4(run: Run, data_dir: Path) -> None:
     assert text.stdout.splitlines()[0] == (
         "error: ghost: depends on 'nobody', not registered [unknown-dependency]"
     )
-    assert text.stderr == "lore: 3 projects, 3 errors\n"
+    assert text.stderr == "lore: 3 projects, 2 errors, 1 warning\n"
 
 
 def test_context_bundle(run: Run, data_dir: Path) -> None:
@@ -211,8 +212,9 @@ def test_context_bundle(run: Run, data_dir: Path) -> None:
         ok_json(run, "fail", "Timeout", f"gateway timed out {n}", "--project", "webshop")
     ok_json(run, "fail", "NonZeroExit", "once", "--project", "webshop")
     doc = ok_json(run, "registry", "context", "webshop")
+    assert doc["local_path"] == ""  # webshop has no path
     assert list(doc) == [
-        "project", "dependencies", "decisions", "patterns", "anti_patterns", "goals",
+        "project", "local_path", "dependencies", "decisions", "patterns", "anti_patterns", "goals",
         "recurring_failures",
     ]  # fmt: skip
     assert doc["project"]["description"] == "The web shop"
@@ -392,3 +394,100 @@ def test_remove_after_an_inline_comment_keeps_its_column(run: Run, data_dir: Pat
     assert path.read_text(encoding="utf-8") == (
         "projects:\n  y:\n    depends_on:\n      - x   # dep\n# end\n"
     )
+
+
+# --- project paths: stored from a documented base, read alike on every clone ----------
+
+
+def test_a_relative_path_is_stored_from_the_workspace_and_validates_from_anywhere(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "webshop").mkdir(parents=True)
+    (workspace / "other").mkdir()
+    monkeypatch.setenv("LORE_WORKSPACE", str(workspace))
+    monkeypatch.chdir(workspace / "other")
+    assert (
+        ok_json(run, "registry", "add", "webshop", "--path", "../webshop")["record"]["path"]
+        == "webshop"
+    )
+    monkeypatch.chdir(tmp_path)  # somewhere else: the path still resolves
+    assert ok_json(run, "registry", "validate")["issues"] == []
+    doc = ok_json(run, "registry", "context", "webshop")
+    assert doc["local_path"] == str(workspace / "webshop")
+    assert (
+        f"Path: webshop ({workspace / 'webshop'})\n" in run("registry", "context", "webshop").stdout
+    )
+
+
+def test_a_path_missing_on_this_machine_is_a_warning_not_an_error(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "mine" / "webshop").mkdir(parents=True)
+    monkeypatch.setenv("LORE_WORKSPACE", str(tmp_path / "mine"))
+    ok_json(run, "registry", "add", "webshop", "--path", str(tmp_path / "mine" / "webshop"))
+    # A teammate keeps checkouts elsewhere and has not cloned the web shop.
+    monkeypatch.setenv("LORE_WORKSPACE", str(tmp_path / "theirs"))
+    result = run("registry", "validate", "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == {
+        "ok": True,
+        "projects": 1,
+        "errors": 0,
+        "warnings": 1,
+        "issues": [
+            {
+                "severity": "warning",
+                "code": "missing-path",
+                "project": "webshop",
+                "message": "path webshop does not exist on this machine "
+                f"({tmp_path / 'theirs' / 'webshop'})",
+            }
+        ],
+    }
+    text = run("registry", "validate")
+    assert text.exit_code == 0
+    assert text.stdout == (
+        "warning: webshop: path webshop does not exist on this machine "
+        f"({tmp_path / 'theirs' / 'webshop'}) [missing-path]\n"
+    )
+    assert text.stderr == "lore: 1 project, 0 errors, 1 warning\n"
+
+
+def test_without_a_workspace_paths_are_relative_to_the_registrys_repository(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = tmp_path / "team"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "services" / "billing").mkdir(parents=True)
+    monkeypatch.setenv("LORE_DATA_DIR", str(repo / "lore"))
+    monkeypatch.delenv("LORE_WORKSPACE", raising=False)
+    monkeypatch.chdir(repo / "services")
+    ok_json(run, "registry", "add", "billing", "--path", "billing")
+    monkeypatch.chdir(tmp_path)
+    assert ok_json(run, "registry", "show", "billing")["path"] == "services/billing"
+    assert ok_json(run, "registry", "validate")["issues"] == []
+
+
+@pytest.mark.parametrize(
+    ("given", "stored"),
+    [
+        ("~/src/api", "~/src/api"),  # as written
+        ("{home}/src/api", "~/src/api"),  # inside the home directory
+        ("{home}", "~"),
+        ("{elsewhere}/api", "{elsewhere}/api"),  # outside both: absolute
+        ("{data}/../checkouts/api", "{tmp}/checkouts/api"),  # normalised
+    ],
+)
+def test_paths_outside_the_base(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: str, stored: str
+) -> None:
+    monkeypatch.delenv("LORE_WORKSPACE", raising=False)
+    names = {
+        "home": str(Path.home()),
+        "elsewhere": "/srv/elsewhere",
+        "data": str(tmp_path / "data"),
+        "tmp": str(tmp_path),
+    }
+    record = ok_json(run, "registry", "add", "api", "--path", given.format(**names))["record"]
+    assert record["path"] == stored.format(**names)

@@ -277,9 +277,9 @@ def test_fork_starts_a_child_that_inherits_and_hands_it_on(run: Run, data_dir: P
     obs = new_id(run, "observe", "During the fork")
     assert ok_json(run, "show", obs)["session_id"] == child
     reply = run("handoff", "Second part done.", "--next", "n2")
-    assert reply.stdout == (
-        f"session {child} handed off (1 record captured)\n"
-        f"open items: kept 4 inherited from {parent}, added 1 "
+    assert reply.stdout == f"session {child} handed off (1 record captured)\n"
+    assert reply.stderr == (
+        f"lore: open items: kept 4 inherited from {parent}, added 1 "
         "(merged; --replace drops the inherited ones)\n"
     )
     closed = session_on_disk(data_dir, child)
@@ -580,7 +580,8 @@ def test_sessions_list_and_show(run: Run, data_dir: Path, monkeypatch: pytest.Mo
 
 
 def test_sessions_list_when_there_are_none(run: Run) -> None:
-    assert run("sessions", "list").stdout == "no sessions\n"
+    result = run("sessions", "list")
+    assert (result.stdout, result.stderr) == ("", "lore: no sessions\n")
     assert ok_json(run, "sessions", "list") == []
 
 

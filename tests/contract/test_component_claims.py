@@ -77,9 +77,9 @@ def test_component_reply_shapes_follow_section_8(run: Run, tmp_path: Path) -> No
         "ok", "id", "completion", "record"
     ]  # fmt: skip
     assert keys(run, "registry", "add", "shop") == ["ok", "id", "created", "record"]
-    assert keys(run, "registry", "validate") == ["ok", "projects", "errors", "issues"]
+    assert keys(run, "registry", "validate") == ["ok", "projects", "errors", "warnings", "issues"]
     assert keys(run, "registry", "context", "shop") == [
-        "project", "dependencies", "decisions", "patterns", "anti_patterns", "goals",
+        "project", "local_path", "dependencies", "decisions", "patterns", "anti_patterns", "goals",
         "recurring_failures",
     ]  # fmt: skip
     assert keys(run, "registry", "remove", "shop") == ["ok", "id", "record", "dependents"]

@@ -4,6 +4,7 @@ checked), and the HTML page drawn in a real headless browser."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -85,7 +86,7 @@ def test_dot_is_accepted_by_graphviz(run: Callable[..., Result], sample: None) -
 
 
 MERMAID_LINE = re.compile(
-    r'^  (n\d+\["[^"<>`#{}\[\]()|]+"\]|n\d+ -->\|[a-z_]+\| n\d+|classDef t_\w+ fill:#[0-9a-f]{6}'
+    r'^  (n\d+\["[^"<>`%&]+"\]|n\d+ -->\|"[a-z_]+"\| n\d+|classDef t_\w+ fill:#[0-9a-f]{6}'
     r"|class n\d+ t_\w+)$"
 )
 
@@ -97,6 +98,98 @@ def test_mermaid_syntax(run: Callable[..., Result], sample: None) -> None:
     assert bad == []
     assert sum("-->" in line for line in lines) == 3
     assert '  n0["concept: Caching"]' in lines
+
+
+def test_mermaid_labels_keep_every_character(
+    run: Callable[..., Result], put: Any, sample: None
+) -> None:
+    put("decision", id="dec-a3", decision="Store money as NUMERIC(10,2) {not float} #1; 50%")
+    lines = _export(run, "--format", "mermaid").splitlines()
+    assert (
+        '  n1["decision: Use #quot;quotes#quot; #lt;b#gt; #amp; #96;ticks#96; [x] in a.py"]'
+        in lines
+    )
+    assert '  n2["decision: Queue | pipes"]' in lines
+    assert '  n3["decision: Store money as NUMERIC(10,2) {not float} #35;1; 50#37;"]' in lines
+    assert '  n2 -->|"relates_to"| n1' in lines
+
+
+def _mermaid_modules() -> Path | None:
+    """node_modules holding Mermaid and jsdom (tests/conftest.py finds it: AGENTS.md)."""
+    folder = os.environ.get("LORE_TEST_NODE_MODULES")
+    if not folder or not shutil.which("node"):
+        return None
+    path = Path(folder)
+    if not (path / "mermaid" / "package.json").is_file() or not (path / "jsdom").is_dir():
+        return None
+    return path
+
+
+def _rendered(text: str) -> str:
+    """A label as Mermaid's renderer shows it: its entity placeholders decoded (Mermaid's
+    decodeEntities), then the HTML entities they become read as a browser reads them."""
+    import html
+
+    return html.unescape(text.replace("ﬂ°°", "&#").replace("ﬂ°", "&").replace("¶ß", ";"))
+
+
+@pytest.mark.skipif(_mermaid_modules() is None, reason="needs node and Mermaid (see AGENTS.md)")
+def test_mermaid_parses_with_mermaids_own_parser(
+    run: Callable[..., Result], put: Any, sample: None
+) -> None:
+    nasty = [
+        "NUMERIC(10,2) and ARRAY[1] {x} |y| ;z",
+        'a "quoted" <b>bold</b> &amp; `code`',
+        "#35; is not an entity here, nor #quot;",
+        "%%{init: {'theme': 'dark'}}%% a directive",
+        "style n0 fill:#f00; classDef x fill:#0f0;",
+        "`leading backtick` then text",
+        "graph TD; A-->B; click A call alert()",
+        "unicode: café ﬂ° ¶ß 🙂",
+    ]
+    for n, text in enumerate(nasty):
+        put("decision", id=f"dec-x{n}", decision=text)
+    source = _export(run, "--format", "mermaid")
+    script = Path(__file__).with_name("mermaid_parse.mjs")
+    done = subprocess.run(
+        ["node", str(script), str(_mermaid_modules())],
+        input=source,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    parsed = json.loads(done.stdout)
+    assert parsed["ok"], parsed
+    assert parsed["type"] == "flowchart-v2"
+    graph = json.loads(_export(run, "--format", "json"))
+    expected = {
+        f"{n['type']}: {' '.join(str(n.get('label') or n['id']).split())}" for n in graph["nodes"]
+    }
+    labels = {_rendered(v["text"]) for v in parsed["vertices"]}
+    assert labels == expected
+    assert {v["labelType"] for v in parsed["vertices"]} == {"string"}
+    assert sorted(_rendered(e["text"]) for e in parsed["edges"]) == sorted(
+        e["relation"] for e in graph["edges"]
+    )
+    assert all(f"decision: {' '.join(t.split())}" in labels for t in nasty)
+
+
+def test_mermaid_parser_check_fails_on_a_broken_label(tmp_path: Path) -> None:
+    """The parser check itself can fail: a label with a bare quote is refused."""
+    modules = _mermaid_modules()
+    if modules is None:
+        pytest.skip("needs node and Mermaid (see AGENTS.md)")
+    done = subprocess.run(
+        ["node", str(Path(__file__).with_name("mermaid_parse.mjs")), str(modules)],
+        input='flowchart LR\n  n0["a "quote" b"]\n',
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert json.loads(done.stdout)["ok"] is False
 
 
 def test_focus_exports_a_neighbourhood(run: Callable[..., Result], sample: None) -> None:

@@ -358,3 +358,17 @@ def test_timeline_of_a_day_returns_what_the_cli_returns(server: Any, run: Any) -
     cli = run("--data-dir", str(server.root), "timeline", "today", "--json")
     assert json.loads(cli.stdout) == today
     assert server.error("timeline", period="7d")["code"] == "usage"  # an age, not a period
+
+
+def test_lore_mcp_help_lists_what_the_server_offers(server: Any) -> None:
+    """`lore mcp --help` is written from lore.mcp's static lists (it must not import the
+    SDK): they hold exactly what the running server registers, in its order."""
+    from lore.mcp import PROMPTS, RESOURCES, TOOL_NAMES
+
+    assert [t.name for t in server.request("list_tools").tools] == list(TOOL_NAMES)
+    resources = [str(r.uri) for r in server.request("list_resources").resources]
+    templates = [
+        t.uri_template for t in server.request("list_resource_templates").resource_templates
+    ]
+    assert sorted(resources + templates) == sorted(RESOURCES)
+    assert [p.name for p in server.request("list_prompts").prompts] == list(PROMPTS)

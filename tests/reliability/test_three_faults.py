@@ -131,11 +131,11 @@ def test_failed_append_cuts_the_file_back(tmp_path: Path, monkeypatch: pytest.Mo
     log = tmp_path / "log.jsonl"
     jsonl.append(log, [{"id": "a", "n": 1}])
     before = log.read_bytes()
-    monkeypatch.setattr(jsonl.os, "write", _fail_after(7))
-    with pytest.raises(OSError) as info:
-        jsonl.append(log, [{"id": "b", "text": "x" * 100}])
+    with monkeypatch.context() as patch:  # not undo(): that would undo the isolation too
+        patch.setattr(jsonl.os, "write", _fail_after(7))
+        with pytest.raises(OSError) as info:
+            jsonl.append(log, [{"id": "b", "text": "x" * 100}])
     assert info.value.errno == errno.ENOSPC
-    monkeypatch.undo()
     assert log.read_bytes() == before
     jsonl.append(log, [{"id": "c"}])
     rows, issues = jsonl.read(log)
@@ -179,12 +179,12 @@ def test_failed_document_write_leaves_no_partial_file(
             os.write(self.fd, data[:3])
             raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(atomic.os, "fdopen", Full)
-    with pytest.raises(OSError):
-        atomic.atomic_write(doc, b"name: new and much longer\n")
-    with pytest.raises(OSError):
-        atomic.atomic_write(tmp_path / "docs" / "pat-2.yaml", b"name: x\n", exclusive=True)
-    monkeypatch.undo()
+    with monkeypatch.context() as patch:
+        patch.setattr(atomic.os, "fdopen", Full)
+        with pytest.raises(OSError):
+            atomic.atomic_write(doc, b"name: new and much longer\n")
+        with pytest.raises(OSError):
+            atomic.atomic_write(tmp_path / "docs" / "pat-2.yaml", b"name: x\n", exclusive=True)
     assert doc.read_bytes() == b"name: old\n"
     assert sorted(p.name for p in doc.parent.iterdir()) == ["pat-1.yaml"]
 
@@ -195,9 +195,9 @@ def test_capture_on_a_full_disk_exits_1_and_leaves_the_log_as_it_was(
     assert run("observe", "first note").exit_code == 0
     log = data_dir / "inbox" / "data" / "observations.jsonl"
     before = log.read_bytes()
-    monkeypatch.setattr(jsonl.os, "write", _fail_after(5))
-    result = run("observe", "second note", "--json")
-    monkeypatch.undo()
+    with monkeypatch.context() as patch:
+        patch.setattr(jsonl.os, "write", _fail_after(5))
+        result = run("observe", "second note", "--json")
     assert result.exit_code == 1
     reply = json.loads(result.stdout)
     assert reply["ok"] is False
