@@ -214,9 +214,11 @@ TRANSCRIPT = [
     line("assistant", [tool_use("toolu_02", "Bash", command="pytest -x   tests/test_client.py")]),
     line("user", [tool_result("toolu_02", "1 failed", error=True)]),
     line("assistant", [tool_use("toolu_03", "Write", file_path="/repo/tests/test_client.py")]),
+    line("user", [tool_result("toolu_03", "ok")]),
     line("assistant", [tool_use("toolu_04", "Bash", command="ls")]),
     line("user", [tool_result("toolu_04", "a b")]),
-    line("assistant", [tool_use("toolu_05", "Edit", file_path="/repo/client.py")]),
+    line("assistant", [tool_use("toolu_05", "Edit", file_path="/repo/README.md")]),
+    line("user", [tool_result("toolu_05", "old_string not found", error=True)]),  # not edited
     line("assistant", [tool_use("toolu_06", "Read", file_path="/repo/README.md")]),
     line("user", "<command-name>/compact</command-name>"),
     line(
@@ -239,42 +241,65 @@ def write_transcript(path: Path, entries: list[Any], *, garbage: bool = True) ->
 
 
 def test_digest_of_a_transcript(tmp_path: Path) -> None:
-    digest = digest_transcript(write_transcript(tmp_path / "t.jsonl", TRANSCRIPT))
-    assert digest == Digest(
-        requests=["Add retries to the HTTP client", "Now make the backoff exponential"],
-        files=["/repo/client.py", "/repo/tests/test_client.py"],
-        failed=["pytest -x tests/test_client.py", "make lint"],
-        last_request_at="2026-03-04T05:10:00.000Z",
+    path = write_transcript(tmp_path / "t.jsonl", TRANSCRIPT)
+    digest = digest_transcript(path)
+    assert (digest.agent, digest.first_request, digest.last_request_at) == (
+        "claude",
+        "Add retries to the HTTP client",
+        "2026-03-04T05:10:00.000Z",
     )
-    assert digest.message("PreCompact") == (
-        'Automatic handoff (PreCompact). Last request: "Now make the backoff exponential". '
-        "Touched 2 files: /repo/client.py, /repo/tests/test_client.py. "
-        "2 commands failed, last: `make lint`."
+    assert digest.requests == ["Add retries to the HTTP client", "Now make the backoff exponential"]
+    # Only edits that happened: the Edit whose result is an error changed nothing.
+    assert digest.files == ["/repo/client.py", "/repo/tests/test_client.py"]
+    assert digest.failed == ["pytest -x tests/test_client.py", "make lint"]
+    assert digest.failures == [
+        {
+            "command": "pytest -x tests/test_client.py",
+            "error_type": "TestFailure",
+            "count": 1,
+            "fixed": False,
+        },
+        {"command": "make lint", "error_type": "LintError", "count": 1, "fixed": False},
+    ]
+    assert digest.message("Automatic handoff (PreCompact).") == (
+        'Automatic handoff (PreCompact). First request: "Add retries to the HTTP client". '
+        'Last request: "Now make the backoff exponential". '
+        "Edited 2 files: /repo/client.py, /repo/tests/test_client.py. "
+        "Tests: `pytest -x tests/test_client.py` failed (1 run, 1 failed). "
+        "2 commands failed (0 fixed): `pytest -x tests/test_client.py` (TestFailure); "
+        "`make lint` (LintError). "
+        "Open: `pytest -x tests/test_client.py` still fails: 1 failed."
     )
-    assert digest.summary("PreCompact") == (
-        'PreCompact: "Now make the backoff exponential" (2 files touched, 2 commands failed)'
+    assert digest.summary("PreCompact", last=True) == (
+        'PreCompact: "Now make the backoff exponential" (2 files edited, 2 commands failed)'
     )
-    digest.relative_to(Path("/repo"))
-    assert digest.files == ["client.py", "tests/test_client.py"]
-    one = Digest(files=["/elsewhere/a.py"], failed=["make"])
-    assert one.message("SessionEnd") == (
-        "Automatic handoff (SessionEnd). Touched 1 file: /elsewhere/a.py. "
-        "1 command failed, last: `make`."
+    relative = digest_transcript(path, base=Path("/repo"))
+    assert relative.files == ["client.py", "tests/test_client.py"]
+    one = Digest(
+        files=["/elsewhere/a.py"],
+        files_total=1,
+        failures=[{"command": "make", "error_type": "BuildError", "count": 2, "fixed": True}],
     )
-    assert one.summary("SessionEnd") == "SessionEnd: 1 file touched, 1 command failed"
+    assert one.message("Automatic handoff (SessionEnd).") == (
+        "Automatic handoff (SessionEnd). Edited 1 file: /elsewhere/a.py. "
+        "1 command failed (1 fixed): `make` (BuildError, fixed)."
+    )
+    assert one.summary("SessionEnd") == "SessionEnd: 1 file edited, 1 command failed"
 
 
 def test_digest_keeps_only_the_last_few(tmp_path: Path) -> None:
     entries: list[Any] = []
     for n in range(30):
-        entries.append(line("user", f"request {n}"))
+        entries.append(line("user", f"request number {n}"))
         entries.append(line("assistant", [tool_use(f"t{n}", "Write", file_path=f"/f{n}")]))
+        entries.append(line("user", [tool_result(f"t{n}", "ok")]))
         entries.append(line("assistant", [tool_use(f"b{n}", "Bash", command=f"cmd {n}")]))
         entries.append(line("user", [tool_result(f"b{n}", "no", error=True)]))
     digest = digest_transcript(write_transcript(tmp_path / "t.jsonl", entries, garbage=False))
-    assert digest.requests == ["request 27", "request 28", "request 29"]
-    assert digest.files == [f"/f{n}" for n in range(10, 30)]
-    assert digest.failed == [f"cmd {n}" for n in range(25, 30)]
+    assert digest.requests == ["request number 27", "request number 28", "request number 29"]
+    assert (digest.files, digest.files_total) == ([f"/f{n}" for n in range(10, 30)], 30)
+    assert digest.failed == [f"cmd {n}" for n in range(30)]
+    assert "30 commands failed (0 fixed): `cmd 0` (NonZeroExit);" in digest.message("x")
     assert digest.last_request_at is None
 
 
@@ -289,7 +314,7 @@ def test_digest_of_a_missing_or_empty_transcript(tmp_path: Path) -> None:
     assert digest_transcript(tmp_path / "missing.jsonl") == Digest()
     (tmp_path / "empty.jsonl").write_bytes(b"")
     assert digest_transcript(tmp_path / "empty.jsonl") == Digest()
-    assert Digest().message("SessionEnd") == "Automatic handoff (SessionEnd)."
+    assert Digest().message("Automatic handoff (SessionEnd).") == "Automatic handoff (SessionEnd)."
 
 
 def session(ended: str, **extra: Any) -> Session:

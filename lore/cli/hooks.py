@@ -193,9 +193,14 @@ def _debug(event: str, message: str) -> None:
 
 
 def _session_id(payload: dict[str, Any]) -> str | None:
-    raw = str(payload.get("session_id") or "").lower()
-    hexed = "".join(c for c in raw if c in "0123456789abcdef")
-    return f"session-{hexed[:32]}" if len(hexed) >= 8 else None
+    """The agent's session as lore's (``lore.ingest.ids``: the session record ``lore
+    ingest`` writes for the same transcript is this one)."""
+    from lore.ingest.ids import session_record_id
+
+    raw = str(payload.get("session_id") or "")
+    return (
+        session_record_id(raw) if sum(c in "0123456789abcdef" for c in raw.lower()) >= 8 else None
+    )
 
 
 def _run(

@@ -160,9 +160,13 @@ def _project_git(
     return snapshot(Path(path)) if path and Path(path).is_dir() else None
 
 
-def show(store: Store, record_id: str, *, history: bool = False) -> dict[str, Any]:
+def show(
+    store: Store, record_id: str, *, history: bool = False, source: bool = False
+) -> dict[str, Any]:
     """``lore show``: the record as stored (with ``history``: ``{"record", "history"}``),
-    plus ``evidence`` (the evidence records that support it) when there is some."""
+    plus ``evidence`` (the evidence records that support it) when there is some, and with
+    ``source`` the transcript lines its provenance names (``source_lines``, from
+    ``lore.ingest.source``)."""
     from lore.store.legacy import get
     from lore.usecases.evidence import backing
     from lore.usecases.records import record_history
@@ -172,6 +176,10 @@ def show(store: Store, record_id: str, *, history: bool = False) -> dict[str, An
     out: dict[str, Any] = (
         {"record": data, "history": record_history(store, record.id)} if history else data
     )
+    if source:
+        from lore.ingest.source import expand
+
+        out = {**out, "source_lines": expand(data)}
     evidence = backing(store, record.id)
     return {**out, "evidence": evidence} if evidence else out
 
@@ -274,6 +282,7 @@ def recall(
     if deep or graph_depth:
         return _graph(store, text, deep, graph_depth, limit, kinds, project, tags, since,
                       until, show_all, explain, here)  # fmt: skip
+    asked = r.Asked()
     found = r.recall(
         store,
         text,
@@ -285,9 +294,10 @@ def recall(
         limit=limit,
         show_hidden=show_all,
         here=here,
+        asked=asked,
     )
     results = [h.to_dict(explain=explain) for h in found]
-    doc = {"query": text, "window": _window(text), "results": results}
+    doc = {"query": text, "window": _window(text), "kinds": asked.kinds, "results": results}
     return Recalled("search", doc, found)
 
 
@@ -318,7 +328,9 @@ def _graph(
     import sys
 
     from lore.graph.recall import graph_recall
+    from lore.recall.core import Asked
 
+    asked = Asked()
     found, via = graph_recall(
         store,
         text,
@@ -335,6 +347,7 @@ def _graph(
         # the lore console script ends after this command (see lore.graph.snapshot.load);
         # a long-lived caller (lore mcp, tests) does not
         one_shot="lore.launch" in sys.modules and (store.kept is None),
+        asked=asked,
     )
     results = []
     for hit in found:
@@ -342,5 +355,5 @@ def _graph(
         if explain and hit.record.id in via:
             item["explain"]["via"] = via[hit.record.id]
         results.append(item)
-    doc = {"query": text, "window": _window(text), "results": results}
+    doc = {"query": text, "window": _window(text), "kinds": asked.kinds, "results": results}
     return Recalled("graph", doc, found, via)

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from lore.components.inbox import PROMOTE_TO, Observation, check_status, check_triage
+from lore.components.inbox import (
+    CANDIDATE_TAG,
+    PROMOTE_TO,
+    Observation,
+    check_status,
+    check_triage,
+)
 from lore.errors import InvalidInputError, UsageError
 from lore.model import kind_class
 from lore.store.core import Store
@@ -14,9 +20,15 @@ from lore.usecases.common import gate, get_kind, reply
 
 
 def list_observations(store: Store, *, status: str | None = "raw") -> list[dict[str, Any]]:
-    """Observations newest first in their latest state; ``status`` None or ``all``: every one."""
+    """Observations newest first in their latest state; ``status`` None or ``all``: every one,
+    retracted ones included (each keeps its ``retracted_at``). A retracted observation was
+    withdrawn: no other status lists it."""
     wanted = check_status(status)
-    found = [o for o in store.of(Observation, hidden=True) if not wanted or o.status == wanted]
+    found = [
+        o
+        for o in store.of(Observation, hidden=True)
+        if not wanted or (o.status == wanted and not o.retracted)
+    ]
     found.sort(key=lambda o: (str(o.timestamp), o.id), reverse=True)
     return [o.to_dict() for o in found]
 
@@ -60,7 +72,7 @@ def promote(
             text if text and text.strip() else observation.content,
             kind=kind,
             fields=values,
-            tags=[*observation.tags, *tags] if tags else observation.tags,
+            tags=[*(t for t in observation.tags if t != CANDIDATE_TAG), *tags],
             project=project or observation.project,
             source=source,
             force=force,

@@ -170,6 +170,7 @@ def transcript(tmp_path: Path) -> Path:
         entry("assistant", [use("t2", "Bash", command="pytest -x tests")]),
         entry("user", [result("t2", True)]),
         entry("assistant", [use("t3", "Write", file_path="/repo/tests/test_retry.py")]),
+        entry("user", [result("t3", False)]),
         entry("assistant", [use("t4", "Bash", command="ruff check .")]),
         entry("user", [result("t4", False)]),
         entry(
@@ -202,22 +203,34 @@ def test_pre_compact_writes_an_automatic_handoff(
     assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
     (record,) = sessions(data_dir)
     message = (
-        'Automatic handoff (PreCompact). Last request: "Make the backoff exponential". '
-        "Touched 2 files: /repo/client.py, /repo/tests/test_retry.py. "
-        "1 command failed, last: `pytest -x tests`."
+        'Automatic handoff (PreCompact). First request: "Add retries to the HTTP client". '
+        'Last request: "Make the backoff exponential". '
+        "Edited 2 files: /repo/client.py, /repo/tests/test_retry.py. "
+        "Tests: `pytest -x tests` failed (1 run, 1 failed). "
+        "1 command failed (0 fixed): `pytest -x tests` (TestFailure). "
+        "Open: unanswered: Make the backoff exponential; `pytest -x tests` still fails: x."
     )
     assert record["id"] == SESSION_ID
     assert (record["status"], record["message"], record["source"]) == ("closed", message, "hook")
     assert record["summary"] == (
-        'PreCompact: "Make the backoff exponential" (2 files touched, 1 command failed)'
+        'PreCompact: "Make the backoff exponential" (2 files edited, 1 command failed)'
     )
-    assert record["threads"] == ["Add retries to the HTTP client", "Make the backoff exponential"]
+    # Open items, not requests: a request is a thread only while nothing answered it.
+    assert record["threads"] == [
+        "unanswered: Make the backoff exponential",
+        "`pytest -x tests` still fails: x",
+    ]
     assert record["auto"] == {
         "event": "PreCompact",
         "requests": ["Add retries to the HTTP client", "Make the backoff exponential"],
         "files": ["/repo/client.py", "/repo/tests/test_retry.py"],
         "failed_commands": ["pytest -x tests"],
+        "threads": ["unanswered: Make the backoff exponential", "`pytest -x tests` still fails: x"],
     }
+    assert record["digest"]["first_request"] == "Add retries to the HTTP client"
+    assert record["digest"]["failures"] == [
+        {"command": "pytest -x tests", "error_type": "TestFailure", "count": 1, "fixed": False}
+    ]
     # The end of the same Claude session re-closes the same lore session.
     monkeypatch.setenv("LORE_NOW", "2026-03-04T05:20:00.000000Z")
     run("hooks", "run", "session-end", input=payload(tmp_path, "SessionEnd"))
@@ -225,8 +238,8 @@ def test_pre_compact_writes_an_automatic_handoff(
     assert (record["id"], record["auto"]["event"]) == (SESSION_ID, "SessionEnd")
     assert record["ended_at"] == "2026-03-04T05:20:00.000000Z"
     resumed = run("resume").stdout
-    assert "Automatic handoff (SessionEnd). Last request:" in resumed
-    assert "- Open thread: Make the backoff exponential" in resumed
+    assert "Automatic handoff (SessionEnd). First request:" in resumed
+    assert "- Open thread: unanswered: Make the backoff exponential" in resumed
 
 
 def test_session_end_does_not_bury_the_agents_own_handoff(
@@ -250,7 +263,7 @@ def test_a_handoff_before_the_last_request_is_superseded(
     run("hooks", "run", "session-end", input=payload(tmp_path, "SessionEnd"))
     assert {s["summary"] for s in sessions(data_dir)} == {
         "Retries done.",
-        'SessionEnd: "Make the backoff exponential" (2 files touched, 1 command failed)',
+        'SessionEnd: "Make the backoff exponential" (2 files edited, 1 command failed)',
     }
     assert run("resume").stdout.splitlines()[2].startswith("Automatic handoff (SessionEnd).")
 

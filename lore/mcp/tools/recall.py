@@ -67,9 +67,11 @@ def recall(
     """Search lore's memory before deciding or repeating work: "why did we pick X", "how do
     we deploy", "has this error happened before". Any matching word counts, word forms and
     typos match, ranking blends relevance, recency, importance and the current project.
-    A time in the query ("last week", "in May 2026") ranks that window's records higher.
-    Returns the same as `lore recall --json`: {"query", "window" (the query's time window
-    or null), "results": [{"id", "type" (the kind), "score", "timestamp", ...every stored
+    A time in the query ("last week", "in May 2026", "2 days ago") ranks that window's
+    records higher; a kind it names ("what failed", "decisions") ranks that kind higher,
+    and alone lists that kind's records (in the window). Returns the same as `lore recall
+    --json`: {"query", "window" (the query's time window or null), "kinds" (the kinds it
+    names), "results": [{"id", "type" (the kind), "score", "timestamp", ...every stored
     field}]}; the modes return their own documents
     (patterns: {"query", "project", "patterns", "anti_patterns"}; failures: {"type",
     "counts", "failures"}; triggers: {"threshold", "triggers"}; brief: {"topic",
