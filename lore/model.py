@@ -30,10 +30,17 @@ class Log(NamedTuple):
 
 
 class Dir(NamedTuple):
-    """One document per record: ``<dir>/<id><suffix>`` (YAML or JSON)."""
+    """One document per record: ``<dir>/<id><suffix>`` (YAML or JSON).
+
+    ``events``: an append-only JSONL file beside the folder for what two clones may do
+    to one record at once (validate, flag a pattern): a document edited on two clones
+    merges into one change, lines in a union-merged log never do. Readers fold each
+    record's events into its document (``Record.fold_events``).
+    """
 
     dir: str
     suffix: str  # ".yaml" or ".json"
+    events: str | None = None
 
 
 class Map(NamedTuple):
@@ -109,6 +116,10 @@ class Record:
     """
 
     KIND: ClassVar[Kind]
+    # Fields two clones may set to different values at once (a log kind's revisions
+    # then carry the value they replaced, ``was``, and `lore validate` warns when two
+    # revisions set one differently without either having seen the other).
+    DIVERGENT: ClassVar[tuple[str, ...]] = ()
 
     id: str = ""
     timestamp: str = ""
@@ -137,6 +148,12 @@ class Record:
         return _field_names(cls)
 
     @classmethod
+    def fold_events(cls, state: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
+        """``state`` (a document's data) with the record's ``events`` applied, oldest first
+        (only kinds whose ``Dir`` has an events log have any)."""
+        return state
+
+    @classmethod
     def from_dict(cls: type[R], data: dict[str, Any]) -> R:
         """Build a record as stored, keeping unknown keys; never raises on bad values."""
         names = set(cls.field_names())
@@ -151,10 +168,14 @@ class Record:
         return record
 
     def to_dict(self) -> dict[str, Any]:
-        """The on-disk and ``--json`` shape: id, timestamp, kind fields, common fields, extras."""
+        """The on-disk and ``--json`` shape: id, timestamp, kind fields, common fields, extras
+        (a field declared ``omit_none``, such as ``provenance``, only when it is set)."""
         out: dict[str, Any] = {}
         for name in self.field_names():
             out[name] = getattr(self, name)
+        for name in _omitted(type(self)):
+            if out[name] is None:
+                del out[name]
         out.update(self.extra)
         return out
 
@@ -163,7 +184,7 @@ class Record:
     def problems(self) -> list[tuple[str, str]]:
         """Schema violations as ``(field, message)``; empty when the record is valid."""
         found: list[tuple[str, str]] = []
-        for name, check, words, required, choices in _field_checks(type(self)):
+        for name, check, words, required, choices, shape in _field_checks(type(self)):
             value = getattr(self, name)
             if check is not None and not check(value):
                 found.append((name, f"must be {words}"))
@@ -172,6 +193,8 @@ class Record:
                 found.append((name, "is required and must not be empty"))
             if choices and value not in choices:
                 found.append((name, f"must be one of {', '.join(choices)} (got {value!r})"))
+            if shape is not None and shape(value):  # a field's own check (its metadata)
+                found.append((name, shape(value)))
         if not self.id:
             found.append(("id", "is required"))
         elif not isinstance(self.id, str):
@@ -255,12 +278,15 @@ def retracts_by_status(cls: type) -> bool:
     return cached
 
 
-_FIELD_CHECKS: dict[type, tuple[tuple[str, Any, str, bool, tuple[str, ...]], ...]] = {}
+_Check = tuple[str, Any, str, bool, tuple[str, ...], Any]
+_FIELD_CHECKS: dict[type, tuple[_Check, ...]] = {}
+_OMITTED: dict[type, tuple[str, ...]] = {}
 
 
-def _field_checks(cls: type) -> tuple[tuple[str, Any, str, bool, tuple[str, ...]], ...]:
-    """``(name, check, type words, required, choices)`` per field, worked out once per class
-    (``problems()`` runs for every imported line: 100,000 of them in a bulk import)."""
+def _field_checks(cls: type) -> tuple[_Check, ...]:
+    """``(name, check, type words, required, choices, shape)`` per field (``shape``: the
+    field's own check from its metadata, returning a problem or None), worked out once per
+    class (``problems()`` runs for every imported line: 100,000 of them in a bulk import)."""
     cached = _FIELD_CHECKS.get(cls)
     if cached is None:
         cached = tuple(
@@ -270,11 +296,20 @@ def _field_checks(cls: type) -> tuple[tuple[str, Any, str, bool, tuple[str, ...]
                 _TYPE_WORDS.get(str(f.type), ""),
                 bool(f.metadata.get("required")),
                 tuple(f.metadata.get("choices") or ()),
+                f.metadata.get("shape"),
             )
             for f in dataclasses.fields(cls)
             if f.name != "extra"
         )
         _FIELD_CHECKS[cls] = cached
+    return cached
+
+
+def _omitted(cls: type) -> tuple[str, ...]:
+    cached = _OMITTED.get(cls)
+    if cached is None:
+        fields = dataclasses.fields(cls)
+        cached = _OMITTED[cls] = tuple(f.name for f in fields if f.metadata.get("omit_none"))
     return cached
 
 

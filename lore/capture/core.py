@@ -18,6 +18,7 @@ from lore.capture.build import (
 from lore.capture.checks import (
     check,
     check_references,
+    exists,
     find_duplicate,
 )
 from lore.errors import DuplicateError, InvalidInputError, UsageError
@@ -36,12 +37,18 @@ def capture(
     force: bool = False,
     allow_secret: bool = False,
     timestamp: str | None = None,
+    record_id: str | None = None,
+    session_id: bool | str | None = True,
+    provenance: dict[str, Any] | None = None,
     extra: dict[str, Any] | None = None,
 ) -> Captured:
     """Route, build, check and store one record; returns it with any warnings.
 
     ``extra``: keys stored with the record beyond its fields (a link back to where it came
-    from, such as ``engram_id``); they pass the secrets gate with the rest."""
+    from, such as ``engram_id``); they pass the secrets gate with the rest. What lore passes
+    for a record nobody typed (``lore ingest``): ``record_id`` (a stable id, refused with
+    exit 6 when a record already has it), ``session_id`` (True: the current session, as for
+    any capture) and ``provenance``; they pass the same checks as the rest of the record."""
     _head_at.cache_clear()  # HEAD may have moved since the last capture in this process
     fields = dict(fields or {})
     if not text or not text.strip():
@@ -58,10 +65,16 @@ def capture(
         tags=tags,
         project=project,
         source=source,
-        session_id=current_session_id(store, detect_project(project)),
+        session_id=(
+            current_session_id(store, detect_project(project)) if session_id is True else session_id
+        )
+        or None,
         timestamp=timestamp,
+        record_id=record_id,
     )
     record = captured.record
+    if provenance is not None:
+        record.provenance = provenance  # type: ignore[attr-defined]
     if extra:
         record.extra.update(extra)
     check(record, allow_secret=allow_secret)
@@ -79,7 +92,9 @@ def capture(
     # Only a decision naming two entities can contradict one (lore.capture.contradictions).
     contradicting = name == "decision" and len(record.entities) >= 2  # type: ignore[attr-defined]
 
-    def guard() -> None:
+    def guard() -> list[Any]:
+        if record_id is not None and exists(store, name, record_id):
+            raise DuplicateError(f"a record {record_id} already exists", existing_id=record_id)
         if not force:
             # The decision being superseded is meant to read alike: it is not a duplicate.
             duplicate = find_duplicate(store, record, ignore=[supersedes] if supersedes else [])
@@ -99,12 +114,17 @@ def capture(
                 f"if it replaces it: lore journal supersede {r.id} --by {record.id}"
                 for r, shared in found
             )
+            from lore.capture.contradictions import contradiction_edges
 
-    store.add([record], guard=guard)
-    if contradicting and record.contradicts:  # type: ignore[attr-defined]
-        from lore.capture.contradictions import record_edges
+            return contradiction_edges(record)  # written with the decision, in one call
+        return []
 
-        record_edges(store, record)
+    also: list[Any] = []
+    if contradicting:
+        from lore.components.graph import Edge
+
+        also.append(Edge)
+    store.add([record], guard=guard, also=also)
     if supersedes:
         store.revise(supersedes, {"status": "superseded", "superseded_by": record.id})
     return captured

@@ -65,9 +65,11 @@ def type_warnings(store: Store, record: Record) -> list[str]:
 
 
 def rule_of_three(store: Store, record: Record) -> dict[str, Any] | None:
-    """``{"error_type", "count", "pitfall"}`` when the new failure's type has reached
-    the Rule of Three (active failures only); ``pitfall``: the id of the active
-    ``PITFALL: <type>`` anti-pattern that names it, or None."""
+    """``{"error_type", "count", "pitfall", "pattern"}`` when the new failure's type has
+    reached the Rule of Three (active failures only); ``pitfall``: the id of the active
+    ``PITFALL: <type>`` anti-pattern that names it, ``pattern``: the active pattern tagged
+    with the type (``pattern_for``), each None when there is none. Either one names the
+    type, and the capture's Rule of Three note then points to it instead of asking."""
     from lore.components.failures import RULE_OF_THREE
 
     error_type = str(getattr(record, "error_type", ""))
@@ -86,7 +88,12 @@ def rule_of_three(store: Store, record: Record) -> dict[str, Any] | None:
         )
     if count < RULE_OF_THREE:
         return None
-    return {"error_type": error_type, "count": count, "pitfall": pitfall_for(store, error_type)}
+    return {
+        "error_type": error_type,
+        "count": count,
+        "pitfall": pitfall_for(store, error_type),
+        "pattern": pattern_for(store, error_type),
+    }
 
 
 def pitfall_for(store: Store, error_type: str) -> str | None:
@@ -94,12 +101,39 @@ def pitfall_for(store: Store, error_type: str) -> str | None:
     name = f"PITFALL: {error_type}"
     index = warm_index(store, "anti-pattern")
     if index is not None:
-        found = pitfalls(store, index, index.docs("anti-pattern"))
-        return found.get(name)
+        return pitfalls(store, index, index.docs("anti-pattern")).get(name)
     for anti in store.records("anti-pattern"):
         if anti.title == name or anti.extra.get("error_type") == error_type:
             return anti.id
     return None
+
+
+def pattern_for(store: Store, error_type: str) -> str | None:
+    """The id of the active pattern tagged with ``error_type`` (``lore learn ... --tags
+    TYPE``): unflagged before flagged, then the most confident, then the newest."""
+    index = warm_index(store, "pattern")
+    if index is not None:
+        tagged = index.tagged(error_type)
+        found = [d for d in index.docs("pattern") if d in tagged]
+        return str(index.id_of(max(found, key=_advice_rank(index)))) if found else None
+    from lore.components.patterns import Pattern, flag_summary
+
+    mine = [p for p in store.of(Pattern) if error_type in p.tags]
+    if not mine:
+        return None
+    best = max(mine, key=lambda p: (flag_summary(p.flags) is None, p.confidence, str(p.timestamp)))
+    return best.id
+
+
+def _advice_rank(index: Any) -> Any:
+    """Sort key of a pattern's record number: unflagged, confidence, time (the index's
+    flag and ``fa`` columns: ``lore.index.write.rank_keys``)."""
+    flags, confidence, ts = index.flags, index.fa, index.ts
+
+    def key(doc: int) -> tuple[Any, ...]:
+        return (not flags[doc], confidence[doc], ts[doc], doc)
+
+    return key
 
 
 def pitfalls(store: Store, index: Any, docs: list[int]) -> dict[str, str]:
@@ -129,17 +163,21 @@ def recurring(view: ProjectView, threshold: int) -> list[dict[str, Any]]:
     for group, _ in due:
         mine = compress(failures, map(group.__eq__, groups))
         latest[group] = max(mine, key=lambda d: (ts[d], d))
-    named = pitfalls(view.store, idx, view.docs("anti-pattern", everywhere=True))
+    named_pitfalls = pitfalls(view.store, idx, view.docs("anti-pattern", everywhere=True))
+    patterns = set(view.docs("pattern", everywhere=True))
     out = []
     for group, count in due:
         last = view.read(latest[group])
+        tagged = idx.tagged(str(last.error_type)) if patterns else set()
+        named = [d for d in tagged if d in patterns]
         out.append(
             {
                 "error_type": last.error_type,
                 "count": count,
                 "last_seen": last.timestamp,
                 "last_message": last.error_message,
-                "pitfall": named.get(f"PITFALL: {last.error_type}"),
+                "pitfall": named_pitfalls.get(f"PITFALL: {last.error_type}"),
+                "pattern": idx.id_of(max(named, key=_advice_rank(idx))) if named else None,
             }
         )
     return out

@@ -58,6 +58,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "timeline:timeline_cmd",
         "Count records by year, month, ISO week and day, each period with a digest.",
     ),
+    "ingest": (
+        "ingest:ingest_cmd",
+        "Learn from agent sessions: failures, candidates and digests from transcripts.",
+    ),
     "show": (
         "records:show_cmd",
         "Print the record with id RECORD_ID (any kind) in its latest state.",
@@ -103,7 +107,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "bulk:import_cmd",
         "Import records from a JSONL FILE (or - for stdin), or a bash-lore data root.",
     ),
-    "export": ("bulk:export_cmd", "Write every record as JSONL that `lore import` reads back."),
+    "export": (
+        "bulk:export_cmd",
+        "Write every record of every kind, with its history, as JSONL `lore import` reads.",
+    ),
     "validate": ("validate:validate_cmd", "Check every data file; exit 4 if anything is wrong."),
     "doctor": (
         "doctor:doctor_cmd",
@@ -125,8 +132,12 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "concepts:concepts_cmd",
         "List concepts, propose new ones from clusters of similar records, promote them.",
     ),
-    "hooks": ("hooks:hooks_cmd", "Install or remove the Claude Code hooks (and run them)."),
+    "hooks": ("hooks:hooks_cmd", "Install, remove, run and pause the agent hooks."),
     "mcp": ("mcp:mcp_cmd", "Run lore as an MCP server on stdio (for coding agents)."),
+    "ui": (
+        "ui:ui_cmd",
+        "Browse the memory in a local web app: search, records, timeline, graph, queues.",
+    ),
     "demo": (
         "demo:demo_cmd",
         "Play the whole loop on a throwaway data root, showing each command.",
@@ -247,7 +258,43 @@ def cli(ctx: click.Context, data_dir: str | None) -> None:
         ctx.exit(0)
     from lore.cli._app import App
 
-    ctx.obj = App(data_dir)
+    app = ctx.obj = App(data_dir)
+    message = root_warning(app.root)
+    if message:
+        from lore.cli._output import warn
+
+        warn(message)
+
+
+def root_warning(root: Any) -> str | None:
+    """What every command says while the data root is at risk or was moved away."""
+    from lore.paths import default_root
+
+    if root.moved_from is not None:
+        how = {"option": "--data-dir", "env": "LORE_DATA_DIR"}.get(root.source)
+        fix = f"point {how} at it" if how else f"set LORE_DATA_DIR={root.path}"
+        return (
+            f"the data root {root.moved_from} was moved to {root.path} (lore paths "
+            f"--move-to): using {root.path}; {fix} to stop this warning"
+        )
+    if root.source == "checkout":
+        return (
+            f"the data root {root.path} is inside lore's source checkout, which git ignores "
+            "(git clean -xdf, or deleting or re-cloning the checkout, erases it); move it "
+            f"with: lore paths --move-to {default_root()}"
+        )
+    return None
+
+
+def _mask(exc: click.ClickException) -> None:
+    """Mask any credential click's message quotes from the command line ("No such option
+    '-----BEGIN RSA PRIVATE KEY-----…'" for a key passed where an option was expected)."""
+    from lore.secrets.gate import redact
+
+    message = exc.format_message()
+    masked = redact(message)
+    if masked != message:
+        exc.format_message = lambda: masked  # type: ignore[method-assign]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -260,6 +307,7 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
+        _mask(exc)
         if "--json" in args:
             from lore.cli._output import emit_json
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lore import clock
+from lore.components.provenance import provenance_field
 from lore.errors import UsageError
 from lore.model import Dir, Kind, Record, ref, register, text, texts
 
@@ -47,6 +48,7 @@ class Session(Record):
     # Ids captured during the session, by kind: {"decision": [...], ...}.
     captured: dict[str, Any] = field(default_factory=dict)
     parent: str | None = ref("session")
+    provenance: dict[str, Any] | None = provenance_field()
 
     @property
     def hidden(self) -> bool:
@@ -154,9 +156,23 @@ def start(
         session.blockers = list(parent.blockers)
         session.questions = list(parent.questions)
         session.threads = list(parent.threads)
-    store.add([session])
-    if point and not env:
-        set_pointer(store, project, session.id)
+    if not (point and not env):
+        store.add([session])
+        return session
+    # The pointer first: when it cannot be written (a read-only cache), no session is
+    # made, rather than an open one nothing points at on every try.
+    path = _pointer(store, project)
+    try:
+        before: str | None = path.read_text(encoding="utf-8").strip() or None
+    except OSError:
+        before = None
+    set_pointer(store, project, session.id)
+    try:
+        store.add([session])
+    except BaseException:
+        with contextlib.suppress(OSError):
+            set_pointer(store, project, before)
+        raise
     return session
 
 

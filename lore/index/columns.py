@@ -18,8 +18,10 @@ from lore.index.aggregates import Aggregates
 from lore.index.packed import Lazy, Packed
 from lore.index.packed import unpack as _unpack
 from lore.model import Dir, Log, Record, kind_class
+from lore.store.coerce import read
 from lore.store.core import Store
 from lore.store.documents import read_fast
+from lore.store.events import folded
 from lore.store.fold import fold
 
 SEARCH_KINDS = (
@@ -67,16 +69,16 @@ class Columns:
     """
 
     # Read from the file on first use (``_lazy`` holds their bytes until then).
-    projects = Lazy()
-    groups = Lazy()
-    sessions = Lazy()
-    contexts = Lazy()
-    revs = Lazy()
-    files = Lazy()
-    replaced = Lazy()
-    facts = Lazy()
-    tags = Lazy()
-    dead = Lazy()
+    projects: list[str | None] = Lazy()  # type: ignore[assignment]
+    groups: list[str] = Lazy()  # type: ignore[assignment]
+    sessions: list[str | None] = Lazy()  # type: ignore[assignment]
+    contexts: list[str | None] = Lazy()  # type: ignore[assignment]
+    revs: dict[int, list[tuple[int, int]]] = Lazy()  # type: ignore[assignment]
+    files: dict[int, str] = Lazy()  # type: ignore[assignment]  # file names not <id><suffix>
+    replaced: dict[int, str] = Lazy()  # type: ignore[assignment]
+    facts: dict[int, tuple[Any, ...]] = Lazy()  # type: ignore[assignment]  # for resume
+    tags: dict[str, Any] = Lazy()  # type: ignore[assignment]
+    dead: set[int] = Lazy()  # type: ignore[assignment]
 
     def __init__(self, root: str) -> None:
         self.root = root
@@ -88,7 +90,8 @@ class Columns:
         self._titles = Packed()  # normalized titles of DEDUPE_KINDS, else ""
         self.kinds = bytearray()
         self.hidden = bytearray()
-        self.flags = bytearray()  # 1: a pending decision, an active goal, a closed session
+        self.flags = bytearray()  # 1: a pending decision, an active goal, a closed session,
+        # a flagged pattern
         self.asks = bytearray()  # 1: the record's text asks something (holds a "?")
         self.ts = array("d")
         self.proj = array("I")
@@ -102,15 +105,15 @@ class Columns:
         self.ctx = array("I")
         self.fa = array("d")
         self.fb = array("d")
-        self.projects: list[str | None] = [None]
-        self.groups: list[str] = [""]
-        self.sessions: list[str | None] = [None]
-        self.contexts: list[str | None] = [None]
-        self.revs: dict[int, list[tuple[int, int]]] = {}
-        self.files: dict[int, str] = {}  # documents whose file name is not <id><suffix>
-        self.replaced: dict[int, str] = {}
-        self.facts: dict[int, tuple[Any, ...]] = {}  # what resume sorts and filters by
-        self.tags: dict[str, Any] = {}
+        self.projects = [None]
+        self.groups = [""]
+        self.sessions = [None]
+        self.contexts = [None]
+        self.revs = {}
+        self.files = {}
+        self.replaced = {}
+        self.facts = {}
+        self.tags = {}
         self._entities: dict[str, Any] | None = {}  # entity -> records, like tags
         self._entities_raw: Any = None  # marshalled, read on first use (only the timeline)
         self._vocab: dict[str, tuple[int, int]] | None = {}  # term -> (offset, bytes) in blob
@@ -118,7 +121,7 @@ class Columns:
         self.blob: Any = b""
         self.fresh: dict[str, array] = {}  # postings that replace the blob's (a compaction)
         self.more: dict[str, array] = {}  # postings added since the blob was written
-        self.dead: set[int] = set()
+        self.dead = set()
         self._terms: list[str] | None = None
         self._codes: dict[str, dict[Any, int]] = {}
         self._by_id: dict[str, int] | None = None
@@ -178,6 +181,10 @@ class Columns:
                 and str(self.contexts[c]).startswith("t:")
             }  # fmt: skip
         return self._blanket
+
+    def unflagged(self) -> bytes:
+        """1 for every record whose flag is not set, by record number (a sort key)."""
+        return bytes(self.flags).translate(_NOT)
 
     def group_count(self, group: int) -> int:
         """How many live failures share the group (error type) ``group``."""
@@ -294,12 +301,24 @@ class Columns:
         """The live record number of each id in ``wanted`` that the index holds.
 
         A few ids (the lines one capture appended) are searched for in the packed id
-        text; splitting all of them into a dictionary costs tens of milliseconds on a
-        big index. Many ids, or an index already split, use the dictionary.
+        text, or in the id list once it is split (``list.index`` runs at C speed);
+        building the dictionary costs a hundred milliseconds and more on a big index.
+        Many ids, or a dictionary already built, use the dictionary.
         """
         if self._by_id is not None or len(wanted) > 16:
             by_id = self.by_id()
             return {rid: by_id[rid] for rid in wanted if rid in by_id}
+        if self._ids._list is not None:
+            ids, dead = self._ids._list, self.dead
+            hits: dict[str, int] = {}
+            for rid in wanted:
+                at = -1
+                with contextlib.suppress(ValueError):
+                    while True:
+                        at = ids.index(rid, at + 1)
+                        if at not in dead:
+                            hits[rid] = at  # the last live one wins, as in by_id()
+            return hits
         from bisect import bisect_left
 
         text = b"\n" + bytes(self._ids.text) + b"\n"  # id k sits after text[at[k]]
@@ -364,11 +383,12 @@ class Columns:
                         handle.seek(offset)
                         rows.append((offset, orjson.loads(handle.read(length))))
                 states, _ = fold(rows, str(location))
-                record = cls.from_dict(states[self.id_of(doc)])
+                record = read(cls, states[self.id_of(doc)])
             elif isinstance(storage, Dir):
                 name = self.files.get(doc) or self.id_of(doc) + storage.suffix
-                record = cls.from_dict(read_fast(location / name))
+                record = read(cls, read_fast(location / name))
                 record.id = record.id or name[: -len(storage.suffix)]
+                record = folded(store, cls, record)
         if record is None or record.id != self.id_of(doc):
             return store.get(self.id_of(doc))  # the file moved under us: the slow, sure way
         return record

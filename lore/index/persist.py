@@ -16,12 +16,20 @@ from lore.index.refresh import Refreshable
 from lore.paths import DataRoot
 from lore.store.core import Store
 
-INDEX_SCHEMA = 14
+INDEX_SCHEMA = 15
 # Attributes marshalled in regions of their own and read on first use (resume never reads
 # the tags, recall never the facts).
 LAZY = (
-    "projects", "groups", "sessions", "contexts", "revs", "files", "replaced", "facts",
-    "tags", "dead",
+    "projects",
+    "groups",
+    "sessions",
+    "contexts",
+    "revs",
+    "files",
+    "replaced",
+    "facts",
+    "tags",
+    "dead",
 )
 MAGIC = b"LOREIDX\x00"
 # Records re-indexed since the file was written before a read rewrites the file: until
@@ -256,8 +264,8 @@ def open_index(store: Store) -> Index:
 def settle(store: Store, index: Index) -> None:
     """Write ``index`` if it holds changes its file does not (a reader that keeps record
     numbers, the graph snapshot, must find the same numbers next time)."""
-    if index.edits and store.kept is None:
-        save(index, store.root)
+    if index.edits and save(index, store.root) and store.kept is not None:
+        store.kept["dirty"] = False
 
 
 def state(store: Store, index: Index) -> list[Any]:
@@ -288,10 +296,15 @@ def save_kept(store: Store) -> bool:
 
 
 def rebuild(store: Store) -> Index:
-    """Build the index from nothing but the files, and save it."""
+    """Build the index from nothing but the files, and save it. Asked for explicitly, so
+    an index that cannot be saved (a read-only cache) is an ``OSError`` naming the path,
+    never a success that saved nothing."""
+    from lore.storage.atomic import atomic_write
+
     index = Index(str(store.path))
     index.refresh(store)
-    save(index, store.root)
+    atomic_write(index_path(store.root), index.dumps())
+    index.changed = False
     return index
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from lore import clock
 from lore.capture.failure_rules import recurring
 from lore.components.journal import Decision
+from lore.components.patterns import flag_summary
 from lore.components.transfer import Session
 from lore.index.view import ProjectView, top
 from lore.sessions.handoff import last_handoff
@@ -92,10 +93,15 @@ def resume(
         auto = session.extra.get("auto")
         carried = auto.get("carried_from") if isinstance(auto, dict) else None
         bundle.session["carried_from"] = carried if isinstance(carried, str) else None
-        own = auto.get("requests") if isinstance(auto, dict) else None
+        # The handoff's own open items ("threads"; older automatic handoffs: their requests).
+        own = (auto.get("threads", auto.get("requests"))) if isinstance(auto, dict) else None
         bundle.own_threads = [t for t in own if isinstance(t, str)] if isinstance(own, list) else []
+    ts = view.index.ts
+    cutoff = (clock.parse_timestamp(clock.now()) - timedelta(days=REVIEW_AFTER_DAYS)).timestamp()
+    pending = [d for d in view.docs("decision", flagged=True) if ts[d] <= cutoff]
+    due = set(pending)
     ranked = rank_decisions(view, view.docs("decision"), RECENT_DECISIONS)
-    bundle.recent_decisions = [_decision(view.read(d)) for d in ranked]
+    bundle.recent_decisions = [{**_decision(view.read(d)), "review_due": d in due} for d in ranked]
     if session is None:
         bundle.reconstructed = {
             "note": "no handoff yet: context rebuilt from recent records and git history",
@@ -106,10 +112,13 @@ def resume(
             ],
         }
     idx = view.index
-    ts, rank_a, rank_b = idx.ts, idx.fa, idx.fb
-    # Patterns by confidence, validations, time; pitfalls and goals by severity (priority)
-    # rank then time: ``rank_keys`` in the index holds the numbers.
-    patterns = top(view.docs("pattern"), TOP_PATTERNS, (rank_a, rank_b, ts), largest=True)
+    rank_a, rank_b = idx.fa, idx.fb  # what each kind is ordered by (``rank_keys``)
+    # Flagged advice (lore patterns flag) after every unflagged pattern, then most trusted
+    # (confidence, validations), then newest.
+    unflagged = idx.unflagged()
+    patterns = top(
+        view.docs("pattern"), TOP_PATTERNS, (unflagged, rank_a, rank_b, ts), largest=True
+    )
     bundle.patterns = [
         {
             "id": p.id,
@@ -117,9 +126,11 @@ def resume(
             "solution": p.solution,
             "confidence": p.confidence,
             "validations": p.validations,
+            "flagged": flag_summary(p.flags),
         }
         for p in map(view.read, patterns)
     ]
+    # Pitfalls by severity, goals by priority (ranks: the most severe first), then oldest.
     pitfalls = top(view.docs("anti-pattern"), TOP_PATTERNS, (rank_a, ts), largest=False)
     bundle.pitfalls = [
         {"id": a.id, "name": a.name, "fix": a.fix, "severity": a.severity}
@@ -140,8 +151,6 @@ def resume(
         }
         for g in map(view.read, goals)
     ]
-    cutoff = (clock.parse_timestamp(clock.now()) - timedelta(days=REVIEW_AFTER_DAYS)).timestamp()
-    pending = [d for d in view.docs("decision", flagged=True) if ts[d] <= cutoff]
     bundle.pending_review_count = len(pending)
     pending = top(pending, MAX_PENDING, (ts,), largest=False)
     bundle.pending_review = [_decision(view.read(d)) for d in pending]

@@ -9,6 +9,7 @@ with its file and line number; nothing on disk is ever dropped or rewritten.
 from __future__ import annotations
 
 import contextlib
+import errno
 import gc
 import os
 from collections.abc import Iterable, Iterator
@@ -18,9 +19,13 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from lore.storage.links import followed, refuse_special
 from lore.storage.lock import locked
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
 CONFLICT_MARKERS = (b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||")
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte-order mark: some editors write one; it is not data
 
 
 class ReadIssue(NamedTuple):
@@ -67,6 +72,27 @@ def gc_paused() -> Iterator[None]:
         gc.enable()
 
 
+MAX_DEPTH = 100  # containers inside containers: deeper data is refused, never walked
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``value`` nests lists and objects more than ``limit`` levels deep (walked
+    without recursion, so no depth can crash the check itself)."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, (list, tuple)):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
 def dumps(obj: Any) -> bytes:
     return orjson.dumps(obj)
 
@@ -76,20 +102,29 @@ def encode_lines(objs: Iterable[dict[str, Any]]) -> bytes:
 
 
 def append(
-    path: Path, objs: Iterable[dict[str, Any]], *, lock: bool = True, timeout: float | None = None
+    path: Path,
+    objs: Iterable[dict[str, Any]],
+    *,
+    lock: bool = True,
+    timeout: float | None = None,
+    within: Path | None = None,
 ) -> None:
     """Append records as lines, all in one write, under the file's lock.
 
-    ``lock=False`` is for a caller that already holds the lock (a guarded add).
+    ``lock=False`` is for a caller that already holds the lock (a guarded add). A log
+    that is a symlink is followed only to a regular file inside ``within`` (the data
+    root, when given); a FIFO, a device or a link out of the root raises ``DataError``.
     """
     data = encode_lines(objs)
     if not data:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     with locked(path, timeout) if lock else nullcontext():
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = _open_log(path, within)
         try:
-            size = os.fstat(fd).st_size
+            info = os.fstat(fd)
+            refuse_special(path, info.st_mode)
+            size = info.st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 # A torn last line (crash mid-write, hand edit): start on a fresh
                 # line so the new record is not glued onto the fragment.
@@ -100,14 +135,28 @@ def append(
                     written = os.write(fd, view)
                     view = view[written:]
                 os.fsync(fd)
-            except BaseException:
+            except BaseException as exc:
                 # A full disk (ENOSPC), an I/O error or an interrupt mid-write: cut the
                 # file back to where it was, so no partial line outlives the failure.
                 with contextlib.suppress(OSError):
                     os.ftruncate(fd, size)
+                if isinstance(exc, OSError) and not exc.filename:  # say which file
+                    raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
                 raise
         finally:
             os.close(fd)
+
+
+def _open_log(path: Path, within: Path | None) -> int:
+    """The log's descriptor, for appending. O_NOFOLLOW costs nothing on the usual regular
+    file; only a symlink (ELOOP) is looked at and followed if it may be."""
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT
+    try:
+        return os.open(path, flags | _NOFOLLOW, 0o644)
+    except OSError as exc:
+        if not _NOFOLLOW or exc.errno != errno.ELOOP:
+            raise
+    return os.open(followed(path, within, action="append to"), flags, 0o644)
 
 
 def read(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[ReadIssue]]:
@@ -130,6 +179,8 @@ def parse(raw: bytes, name: str) -> tuple[list[tuple[int, dict[str, Any]]], list
 def _parse(raw: bytes, name: str) -> tuple[list[tuple[int, dict[str, Any]]], list[ReadIssue]]:
     rows: list[tuple[int, dict[str, Any]]] = []
     issues: list[ReadIssue] = []
+    if raw.startswith(BOM):  # the first record is read, not hidden behind the mark
+        raw = raw[len(BOM) :]
     lines = raw.split(b"\n")
     torn_tail = bool(lines) and lines[-1] != b""
     last = len(lines)
@@ -157,6 +208,11 @@ def _parse(raw: bytes, name: str) -> tuple[list[tuple[int, dict[str, Any]]], lis
             continue
         if not isinstance(obj, dict):
             issues.append(ReadIssue(name, number, "line is not a JSON object", "not-object"))
+            continue
+        # Only a line with many brackets can nest deeply: the rest skip the walk.
+        if line.count(b"[") + line.count(b"{") > MAX_DEPTH and too_deep(obj):
+            message = f"nested more than {MAX_DEPTH} levels deep; not read"
+            issues.append(ReadIssue(name, number, message, "parse"))
             continue
         rows.append((number, obj))
     return rows, issues

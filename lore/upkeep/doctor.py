@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import os
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 
 from lore.model import Log, kinds
 from lore.paths import COMPONENTS
+from lore.storage.links import inside
 from lore.store.core import Store
 from lore.upkeep.report import Report
 from lore.upkeep.validate import validate
@@ -26,7 +28,9 @@ class Finding:
     """Something doctor found beside validate's issues."""
 
     severity: str  # "error", "warning" or "info"
-    code: str  # stale-index, corrupt-index, corrupt-graph, temp-file, lock-held, quarantine-file
+    # stale-index, corrupt-index, corrupt-graph, temp-file, lock-held, quarantine-file,
+    # link-outside-root, not-a-file, agent-root, agent-hooks-twice
+    code: str
     path: str
     message: str
     fixable: bool = False
@@ -71,6 +75,8 @@ def diagnose(store: Store) -> Diagnosis:
     diagnosis.findings.extend(_index_findings(store))
     diagnosis.findings.extend(_graph_findings(store))
     diagnosis.findings.extend(_file_findings(store))
+    diagnosis.findings.extend(_agent_findings(store))
+    diagnosis.findings.extend(_link_findings(store))
     return diagnosis
 
 
@@ -82,8 +88,10 @@ def repair(store: Store) -> Diagnosis:
         path = store.location(cls)
         if not isinstance(cls.KIND.storage, Log) or not path.is_file():
             continue
+        if not inside(path, store.path):
+            continue  # a link out of the root: flagged, never written through
         rel = path.relative_to(store.path).as_posix()
-        moved = quarantine_lines(path, rel)
+        moved = quarantine_lines(path, rel, within=store.path)
         if moved:
             repaired.append(
                 {
@@ -121,7 +129,7 @@ def repair(store: Store) -> Diagnosis:
     return after
 
 
-def quarantine_lines(path: Path, rel: str) -> list[int]:
+def quarantine_lines(path: Path, rel: str, *, within: Path | None = None) -> list[int]:
     """Move the lines of the log at ``path`` that are not records into its quarantine file.
 
     Under the log's lock, so the lines are judged as they are (an append in progress
@@ -129,12 +137,16 @@ def quarantine_lines(path: Path, rel: str) -> list[int]:
     origin, the reason, the text, the exact bytes), then the log is replaced atomically
     by its other lines, byte for byte. Returns the line numbers moved.
     """
+    from contextlib import nullcontext
+
     from lore import clock
     from lore.storage import jsonl
     from lore.storage.atomic import atomic_write
     from lore.storage.lock import locked
+    from lore.store.guard import writing
 
-    with locked(path):
+    # ``within``: the data root (its lock is held shared, as by every write)
+    with writing(within) if within is not None else nullcontext(), locked(path):
         raw = path.read_bytes()
         _rows, issues = jsonl.parse(raw, rel)
         lines = {i.line: (i.code, i.message) for i in issues}
@@ -158,11 +170,12 @@ def quarantine_lines(path: Path, rel: str) -> list[int]:
             for n in moved
         ]
         quarantine = path.with_name(path.name + QUARANTINE_SUFFIX)
-        jsonl.append(quarantine, entries)  # first: a crash now leaves a copy, never a loss
+        # first: a crash now leaves a copy, never a loss
+        jsonl.append(quarantine, entries, within=within)
         skip = set(moved)
         kept = [line for n, line in enumerate(parts, 1) if n not in skip]
         data = b"\n".join(kept) + (b"\n" if kept else b"")
-        atomic_write(path, data)
+        atomic_write(path, data, within=within)
     return moved
 
 
@@ -225,6 +238,77 @@ def _file_findings(store: Store) -> list[Finding]:
                 elif name.endswith(QUARANTINE_SUFFIX):
                     message = "lines moved aside by `lore doctor --repair`: read, fix, re-import"
                     found.append(Finding("warning", "quarantine-file", rel, message))
+    return found
+
+
+def _agent_findings(store: Store) -> list[Finding]:
+    """An agent integration (hooks, an MCP entry, the plugin) that runs lore on another
+    root than this command: memory would split between the two (``agent-root``)."""
+    from lore.git.info import find_repo
+    from lore.paths import resolve_root
+    from lore.sessions.agents import integrations
+
+    repo = find_repo()
+    project = Path(repo.top) if repo is not None else Path.cwd()
+    try:
+        found = integrations(project, resolve_root(None).path)
+    except Exception:  # an agent's odd file must never stop the diagnosis
+        return []
+    here = os.path.realpath(store.path)
+    out = []
+    for item in found:
+        if os.path.realpath(item.root) == here:
+            continue
+        how = "named there" if item.named else "the default: it names no root"
+        message = (
+            f"{item.what} runs lore on {item.root} ({how}), not on {store.path}: memory "
+            "would split between the two roots; reinstall it with this root "
+            f"(lore --data-dir {store.path} hooks install --claude, or mcp install)"
+        )
+        out.append(Finding("warning", "agent-root", str(item.file), message))
+    hooks = [i for i in found if i.what.startswith("hooks ")]
+    plugins = [i for i in found if i.what.startswith("plugin ")]
+    if hooks and plugins:
+        message = (
+            f"lore's hooks are installed here and by the {plugins[0].what} "
+            f"({plugins[0].file}): every event runs lore twice (a failed command counts "
+            "twice); keep one (lore hooks uninstall, or claude plugin uninstall)"
+        )
+        out.append(Finding("warning", "agent-hooks-twice", str(hooks[0].file), message))
+    return out
+
+
+def _link_findings(store: Store) -> list[Finding]:
+    """Symlinks under the components' data directories (or standing for one) that lead out
+    of the data root, and FIFOs, devices or sockets there: lore refuses to write through
+    or to them, so each is an error a person must resolve."""
+    from lore.storage.links import what
+
+    found: list[Finding] = []
+    root = store.path
+    for component in COMPONENTS:
+        base = store.data_dir(component)
+        entries = [base] if os.path.lexists(base) else []
+        if base.is_dir() and not base.is_symlink():
+            for dirpath, dirs, names in os.walk(base):
+                entries.extend(Path(dirpath) / n for n in sorted(dirs) + sorted(names))
+        for path in entries:
+            rel = path.relative_to(root).as_posix()
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                continue
+            if stat.S_ISLNK(mode):
+                target = os.path.realpath(path)
+                if not inside(path, root):
+                    message = (
+                        f"a symbolic link to {target}, outside the data root: lore refuses to "
+                        "write through it; replace the link with the file (or folder) itself"
+                    )
+                    found.append(Finding("error", "link-outside-root", rel, message))
+            elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                message = f"{what(mode)} where a data file belongs: lore refuses to write to it"
+                found.append(Finding("error", "not-a-file", rel, message))
     return found
 
 

@@ -25,14 +25,15 @@ def list_records(
 ) -> list[Record]:
     """Records of ``kind`` (None: every kind), newest first, filtered by tags (all must
     match), project and time (``since``/``until``: the expressions of ``lore.timeexpr``,
-    as ``journal list`` takes them)."""
+    as ``journal list`` takes them). A kind whose one file cannot be read at all is a
+    ``DataError`` (exit 4), never an empty list."""
     from lore import clock, timeexpr
     from lore.model import kinds
 
     since_epoch = timeexpr.since(since)
     until_epoch = timeexpr.until(until)
     classes = [kind_class(kind)] if kind is not None else list(kinds().values())
-    records = [r for cls in classes for r in store.records(cls, hidden=hidden)]
+    records = [r for cls in classes for r in store.readable(cls) if hidden or not r.hidden]
     if tags:
         wanted = set(tags)
         records = [r for r in records if wanted <= set(r.tags)]
@@ -53,7 +54,16 @@ def record_history(store: Store, record_id: str) -> list[dict[str, Any]]:
         return []
     from lore.store.fold import _order_key
 
-    rows, _ = jsonl.read(store.location(cls))
+    try:
+        raw = store.location(cls).read_bytes()
+    except OSError:  # no log yet, or one lore cannot read (validate reports it)
+        return []
+    # Only lines that spell the id can be its lines: parse those alone (a 20,000-line
+    # log costs a byte search instead of 20,000 JSON parses). Ids are plain ASCII,
+    # which JSON writers (lore's included) do not escape.
+    needle = record_id.encode("utf-8")
+    mine = b"\n".join(line for line in raw.split(b"\n") if needle in line)
+    rows, _ = jsonl.parse(mine + b"\n", str(store.location(cls)))
     lines: list[dict[str, Any]] = []
     seen: set[bytes] = set()
     for _, obj in rows:
