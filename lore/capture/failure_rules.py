@@ -7,8 +7,6 @@ Imported by capture only for failures; a warm search index answers without readi
 from __future__ import annotations
 
 from collections import Counter
-from itertools import compress
-from operator import itemgetter
 from typing import Any
 
 from lore.capture.checks import warm_index
@@ -151,18 +149,21 @@ def pitfalls(store: Store, index: Any, docs: list[int]) -> dict[str, str]:
 
 def recurring(view: ProjectView, threshold: int) -> list[dict[str, Any]]:
     idx = view.index
-    grp, ts = idx.grp, idx.ts
+    grp = idx.grp
     failures = view.docs("failure")
     counts = Counter(map(grp.__getitem__, failures))
     due = [(group, n) for group, n in counts.most_common() if n >= threshold]
     if not due:
         return []
     # Each type's newest failure; on equal times the later record wins, as in every list.
-    groups = itemgetter(*failures)(grp) if len(failures) > 1 else (grp[failures[0]],)
     latest: dict[int, int] = {}
-    for group, _ in due:
-        mine = compress(failures, map(group.__eq__, groups))
-        latest[group] = max(mine, key=lambda d: (ts[d], d))
+    wanted = {group for group, _ in due}
+    for d in view.newest_of("failure"):
+        group = grp[d]
+        if group in wanted and group not in latest:
+            latest[group] = d
+            if len(latest) == len(wanted):
+                break
     named_pitfalls = pitfalls(view.store, idx, view.docs("anti-pattern", everywhere=True))
     patterns = set(view.docs("pattern", everywhere=True))
     out = []

@@ -99,12 +99,12 @@ def snapshot(
     Returns None outside a repository; fields git cannot answer (or not within
     ``timeout`` seconds a call) are left empty.
     """
-    import os
-    import subprocess
-
     repo = find_repo(start)
     if repo is None:
         return None
+    import os
+    import subprocess
+
     # No index.lock: resume is read-only and must not make the user's own git fail.
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
 

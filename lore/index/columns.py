@@ -125,6 +125,11 @@ class Columns:
         self._terms: list[str] | None = None
         self._codes: dict[str, dict[Any, int]] = {}
         self._by_id: dict[str, int] | None = None
+        # Records by id and by time as the file holds them (``lore.index.orders``), for
+        # the first ``_ordered`` records (the rest were added since the file was written).
+        self._id_order: Any = None
+        self._time_order: Any = None
+        self._ordered = 0
         self._agg: Aggregates | None = None  # counts over the live records
         self._blanket: set[int] | None = None  # blanket_contexts() answer
         self._docs: dict[tuple[str, bool, bool], list[int]] = {}  # docs() answers
@@ -305,6 +310,10 @@ class Columns:
         building the dictionary costs a hundred milliseconds and more on a big index.
         Many ids, or a dictionary already built, use the dictionary.
         """
+        if self._by_id is None and self._id_order is not None and len(wanted) <= 256:
+            from lore.index.orders import find
+
+            return find(self, wanted)
         if self._by_id is not None or len(wanted) > 16:
             by_id = self.by_id()
             return {rid: by_id[rid] for rid in wanted if rid in by_id}

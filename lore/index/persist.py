@@ -11,6 +11,7 @@ from typing import Any
 
 from lore.index.aggregates import Aggregates
 from lore.index.columns import _ARRAYS, SEARCH_KINDS
+from lore.index.orders import build as build_orders
 from lore.index.packed import Packed
 from lore.index.refresh import Refreshable
 from lore.paths import DataRoot
@@ -91,7 +92,10 @@ class Index(Refreshable):
         columns: list[bytes] = []
         regions: dict[str, tuple[int, int]] = {}
         at = 0
+        by_id, by_time = build_orders(self)
         for name, data in (
+            ("id_order", by_id),
+            ("time_order", by_time),
             ("vocab", marshal.dumps(vocab)),
             ("entities", marshal.dumps({k: _packed(v) for k, v in self.entities.items()})),
             *zip(("ids", "ids_at"), self._ids.tobytes()),
@@ -114,6 +118,7 @@ class Index(Refreshable):
             "regions": regions,
             "columns": at,
             "aggregates": self.aggregates().state(),
+            "ordered": len(self.kinds),
             "blanket": sorted(self.blanket_contexts()),
             "blob": offset,
             "build": self.build,
@@ -163,6 +168,9 @@ class Index(Refreshable):
             index.layout = meta["layout"]
             index._ids = Packed(column("ids"), column("ids_at", "I"))
             index._agg = Aggregates.from_state(meta["aggregates"])
+            index._id_order = column("id_order", "I")
+            index._time_order = column("time_order", "I")
+            index._ordered = meta["ordered"]
             index._blanket = set(meta["blanket"])
             index.kinds = column("kinds")  # type: ignore[assignment]
             index.hidden = column("hidden")  # type: ignore[assignment]
@@ -184,6 +192,8 @@ class Index(Refreshable):
             if not all(len(getattr(index, c)) == n for c in columns):
                 return None
             if len(index._ids) != n or len(index._titles) != n:
+                return None
+            if len(index._id_order) != n or len(index._time_order) != n or index._ordered != n:
                 return None
             if len(index.blob) != meta["blob"]:  # truncated, or a stray write
                 return None

@@ -5,7 +5,7 @@ read from disk only once chosen. Resume and the Rule of Three's summary read thr
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import compress
 from operator import itemgetter
 from typing import Any
@@ -35,13 +35,45 @@ class ProjectView:
         found = self.index.docs(kind, flagged=flagged)
         if not self.project or everywhere:
             return found
+        codes, tagged = self._membership()
+        proj = self.index.proj
+        return [d for d in found if proj[d] in codes or d in tagged]
+
+    def _membership(self) -> tuple[set[int], set[int]]:
+        """(project codes, records tagged with the project) that make a record ours."""
         if self._mine is None:
             idx = self.index
             codes = {idx.project_code(self.project), idx.project_code(None), idx.project_code("")}
-            self._mine = (codes - {-1}, idx.tagged(self.project))
-        codes, tagged = self._mine
-        proj = self.index.proj
-        return [d for d in found if proj[d] in codes or d in tagged]
+            self._mine = (codes - {-1}, idx.tagged(str(self.project)))
+        return self._mine
+
+    def shows(self, doc: int, *, everywhere: bool = False) -> bool:
+        """Whether ``doc`` is among ``docs`` of its kind (shown; in the project)."""
+        idx = self.index
+        if idx.hidden[doc] or doc in idx.dead:
+            return False
+        if not self.project or everywhere:
+            return True
+        codes, tagged = self._membership()
+        return idx.proj[doc] in codes or doc in tagged
+
+    def newest_of(self, kind: str, *, everywhere: bool = False) -> Iterator[int]:
+        """``docs(kind)``, newest first (equal times: the later record first), read from
+        the end of the index's order by time (``lore.index.orders``): the first few cost
+        a few steps, not a sort of the whole kind."""
+        from lore.index.columns import SEARCH_KINDS
+
+        idx = self.index
+        if idx._time_order is None:  # an index not written yet: sort them
+            ts = idx.ts
+            docs = self.docs(kind, everywhere=everywhere)
+            yield from sorted(docs, key=lambda d: (ts[d], d), reverse=True)
+            return
+        from lore.index.orders import newest
+
+        for doc in newest(idx, SEARCH_KINDS.index(kind)):
+            if self.shows(doc, everywhere=everywhere):
+                yield doc
 
     def newest(self, docs: list[int], n: int) -> list[int]:
         ts = self.index.ts

@@ -170,6 +170,8 @@ class Writable(Columns):
         self.build = clock.new_id("index")
         self._terms = None
         self._by_id = None
+        self._id_order = self._time_order = None  # record numbers moved: sorted again
+        self._ordered = 0
         self._agg = None
         self._blanket = None
         self._docs = {}

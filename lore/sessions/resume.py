@@ -7,8 +7,10 @@ writes (``--fork`` is the CLI asking transfer to start a session afterwards).
 from __future__ import annotations
 
 import heapq
+import math
 from dataclasses import dataclass, field
 from datetime import timedelta
+from itertools import islice
 from typing import Any
 
 from lore import clock
@@ -108,7 +110,7 @@ def resume(
             "git": git,
             "recent_observations": [
                 {"id": o.id, "timestamp": o.timestamp, "content": o.content}
-                for o in map(view.read, view.newest(view.docs("observation"), 5))
+                for o in map(view.read, islice(view.newest_of("observation"), 5))
             ],
         }
     idx = view.index
@@ -163,47 +165,88 @@ def rank_decisions(view: ProjectView, docs: list[int], n: int) -> list[int]:
     importance = decision_weight + W_RECENCY * recency + W_RECALLED * recalled, where
     ``lore.index.write.decision_weight`` weighs type, outcome (with a lesson's bonus) and
     spec_quality, and recency (a 30-day half-life) and recalled (how often recall
-    returned it) are recall's. Ties: the newer first. From the index's columns alone;
-    recall counts are looked up only for the decisions that could still make the cut.
+    returned it) are recall's. Ties: the newer first, then the later record. From the
+    index's columns alone, and only for the decisions that can still make the cut.
     """
     from lore.index.history import recall_counts
     from lore.recall import ranking
 
     if not docs:
         return []
-    import math
+
+    idx = view.index
+    # recency = 0.5 ** (age / half-life) = c * exp(k * time): one multiplication a record.
+    # A record without a time (0) comes out at 0, as in recall; one from the future (a
+    # clock ahead, a typo) counts as made now.
+    k = math.log(2.0) / (ranking.HALF_LIFE_DAYS * 86400.0)
+    now = clock.now_datetime().timestamp()
+    c = W_RECENCY * math.exp(-k * now)
+    exp, dw, ts = math.exp, idx.dw, idx.ts
+    counts = recall_counts(view.store.root)
+    # Recall adds to the few decisions it returned before (their record numbers, found by
+    # id in the index's order: no dictionary of every id is built).
+    bonus: dict[int, float] = {}
+    if counts:
+        for rid, doc in idx.find_ids(set(counts)).items():
+            bonus[doc] = W_RECALLED * ranking.recalled(counts[rid])
+
+    def importance(d: int) -> float:
+        base = dw[d] + c * exp(k * min(ts[d], now))
+        if d in bonus:
+            base += bonus[d]
+        return base
+
+    if len(docs) > n:
+        docs = _contenders(view, docs, n, importance, set(bonus), c, k, now)
+    # Ties: the newer first, then the later record.
+    return [d for _, _, d in heapq.nlargest(n, ((importance(d), ts[d], d) for d in docs))]
+
+
+def _contenders(
+    view: ProjectView,
+    docs: list[int],
+    n: int,
+    importance: Any,
+    recalled: set[int],
+    c: float,
+    k: float,
+    now: float,
+) -> list[int]:
+    """The decisions among ``docs`` (the view's) that can still be among the ``n`` most
+    important, found without scoring them all.
+
+    The heaviest decisions (the n-th weight and above), the n newest and those recall
+    returned are scored: the n-th best of them (``floor``) is reached by the n best
+    overall. Any other decision scores its weight plus its recency, so it counts only if
+    its weight alone reaches ``floor``, or if it is recent enough: the scan from the
+    newest stops where even the heaviest weight plus that recency falls short.
+    """
+    from collections import Counter
     from itertools import compress
     from operator import itemgetter
 
     idx = view.index
-    # recency = 0.5 ** (age / half-life) = c * exp(k * time): one multiplication a record.
-    # A record without a time (0) comes out at 0, as in recall.
-    k = math.log(2.0) / (ranking.HALF_LIFE_DAYS * 86400.0)
-    now = clock.now_datetime().timestamp()
-    c = W_RECENCY * math.exp(-k * now)
-    exp = math.exp
-    if len(docs) > n:
-        # A decision's importance is its weight plus at most W_RECENCY + W_RECALLED. The n
-        # heaviest ones' importances (without recall) bound the n-th best from below, so
-        # a decision lighter than that bound less W_RECENCY + W_RECALLED cannot make it.
-        seed = top(docs, n, (idx.dw,), largest=True)
-        floor = min(idx.dw[d] + c * exp(k * min(idx.ts[d], now)) for d in seed)
-        cut = floor - W_RECENCY - W_RECALLED - 1e-9
-        docs = list(compress(docs, map(cut.__le__, itemgetter(*docs)(idx.dw))))
-    pick = itemgetter(*docs) if len(docs) > 1 else lambda column: (column[docs[0]],)
-    times: tuple[float, ...] = pick(idx.ts)
-    # A record from the future (a clock ahead, a typo) counts as made now.
-    aged = times if max(times) <= now else tuple(min(t, now) for t in times)
-    base = [w + c * exp(k * t) for w, t in zip(pick(idx.dw), aged)]
-    counts = recall_counts(view.store.root)
-    if counts:
-        cutoff = heapq.nlargest(n, base)[-1] - W_RECALLED if len(base) > n else -1.0
-        base = [
-            b + W_RECALLED * ranking.recalled(counts.get(idx.id_of(d), 0)) if b >= cutoff else b
-            for b, d in zip(base, docs)
-        ]
-    # Ties: the newer first, then the later record.
-    return [d for _, _, d in heapq.nlargest(n, zip(base, times, docs))]
+    dw, ts, exp = idx.dw, idx.ts, math.exp
+    weights = itemgetter(*docs)(dw)
+    levels = sorted(Counter(weights).items(), reverse=True)
+    heaviest, seen, nth = levels[0][0], 0, levels[-1][0]
+    for weight, count in levels:  # the n-th largest weight
+        seen += count
+        if seen >= n:
+            nth = weight
+            break
+    seed = set(compress(docs, map(nth.__le__, weights))) | (recalled & set(docs))
+    newest = view.newest_of("decision")
+    seed.update(d for d, _ in zip(newest, range(n)))
+    floor = heapq.nlargest(n, map(importance, seed))[-1] - 1e-9
+    kept = seed | set(compress(docs, map(floor.__le__, weights)))
+    for d in view.newest_of("decision"):
+        recency = c * exp(k * min(ts[d], now))
+        if heaviest + recency < floor:
+            break  # older decisions have less recency still
+        if dw[d] + recency >= floor:
+            kept.add(d)
+    return sorted(kept)
 
 
 SESSION_KEYS = (
