@@ -13,6 +13,23 @@ from typing import Any
 from lore import clock
 from lore.errors import UsageError
 
+
+class _Lazy:
+    """A regular expression compiled on first use: importing this module compiles none
+    (most recall queries name no time, and most commands parse none)."""
+
+    __slots__ = ("args", "compiled")
+
+    def __init__(self, *args: Any) -> None:
+        self.args = args
+        self.compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self.compiled is None:
+            self.compiled = re.compile(*self.args)
+        return getattr(self.compiled, name)
+
+
 FORMS = (
     "an ISO date or date-time (2026-05-12, 2026-05-12T14:30Z), a month (2026-05), "
     "a year (2026), an ISO week (2026-W19), an age (12h, 7d, 2w, 3m, 1y), today, yesterday, "
@@ -60,19 +77,19 @@ _UNIT = {
     "year": "years",
     "years": "years",
 }
-_AGE = re.compile(r"(\d+)\s*(h|d|w|m|y)", re.I)
-_AGO = re.compile(r"(\d+|an?|one)\s+(day|week|month|year)s?\s+ago", re.I)
-_WEEKDAY = re.compile(rf"(?:(last|this)\s+)?({'|'.join(WEEKDAYS)})", re.I)
-_PART = re.compile(r"(this|today|yesterday)\s+(morning|afternoon|evening)|(tonight)|last\s+night")
-_LAST_N = re.compile(r"(?:last|past)\s+(\d+)\s+(hours?|days?|weeks?|months?|years?)", re.I)
-_REL = re.compile(r"(this|last|past|previous)\s+(week|month|year)", re.I)
-_YEAR = re.compile(r"(\d{4})")
-_YEAR_MONTH = re.compile(r"(\d{4})-(\d{1,2})")
-_WEEK = re.compile(r"(\d{4})-?w(\d{1,2})", re.I)
+_AGE = _Lazy(r"(\d+)\s*(h|d|w|m|y)", re.I)
+_AGO = _Lazy(r"(\d+|an?|one)\s+(day|week|month|year)s?\s+ago", re.I)
+_WEEKDAY = _Lazy(rf"(?:(last|this)\s+)?({'|'.join(WEEKDAYS)})", re.I)
+_PART = _Lazy(r"(this|today|yesterday)\s+(morning|afternoon|evening)|(tonight)|last\s+night")
+_LAST_N = _Lazy(r"(?:last|past)\s+(\d+)\s+(hours?|days?|weeks?|months?|years?)", re.I)
+_REL = _Lazy(r"(this|last|past|previous)\s+(week|month|year)", re.I)
+_YEAR = _Lazy(r"(\d{4})")
+_YEAR_MONTH = _Lazy(r"(\d{4})-(\d{1,2})")
+_WEEK = _Lazy(r"(\d{4})-?w(\d{1,2})", re.I)
 _MONTH_NAME = "|".join(sorted(_MONTH, key=len, reverse=True))
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 _NAMED_TEXT = rf"(?:{_DAY}\s+)?(?:{_MONTH_NAME})\.?(?:\s+{_DAY}(?=\W|$))?(?:,?\s+\d{{4}})?"
-_NAMED = re.compile(
+_NAMED = _Lazy(
     rf"(?:(\d{{1,2}})(?:st|nd|rd|th)?\s+)?({_MONTH_NAME})\.?"
     rf"(?:\s+(\d{{1,2}})(?:st|nd|rd|th)?(?=\W|$))?(?:,?\s+(\d{{4}}))?",
     re.I,
@@ -280,7 +297,7 @@ def until(text: str | None, *, flag: str = "--until", now: datetime | None = Non
 # --- time words inside a query ------------------------------------------------------------
 
 _PREP = r"(?:(in|during|on|since|from|before|after|until|till|by|over|within|for)\s+(?:the\s+)?)?"
-_IN_QUERY = re.compile(
+_IN_QUERY = _Lazy(
     r"(?<![\w-])"
     + _PREP
     + r"("
@@ -299,8 +316,14 @@ _IN_QUERY = re.compile(
 )
 # A bare month name or year is a time only next to a preposition or with more of a date:
 # "may" (the verb), "march" (the verb) and "2026" (a number) alone stay words.
-_NEEDS_PREP = re.compile(rf"(?:{_MONTH_NAME})\.?|\d{{4}}", re.I)
+_NEEDS_PREP = _Lazy(rf"(?:{_MONTH_NAME})\.?|\d{{4}}", re.I)
 _BARE_PREPS = frozenset({"in", "during", "since", "from", "before", "after", "until", "till"})
+# Every match of _IN_QUERY holds a digit or one of these (a weekday ends in "day", a month
+# name starts with its first three letters).
+_TIME_WORDS = (
+    "day", "night", "morning", "afternoon", "evening", "ago", "week", "month", "year",
+    *(name[:3] for name in MONTHS),
+)  # fmt: skip
 
 
 def in_query(query: str, *, now: datetime | None = None) -> tuple[Window | None, str]:
@@ -309,6 +332,9 @@ def in_query(query: str, *, now: datetime | None = None) -> tuple[Window | None,
     phrase next to a dated one ("last friday, on 23 January 2022") counts back from that
     date, not from now, so the date is the window. A preposition in front shapes the
     window: ``since``/``from``/``after`` open its end, ``before``/``until`` open its start."""
+    lowered = query.lower()
+    if not any(c.isdigit() for c in query) and not any(w in lowered for w in _TIME_WORDS):
+        return None, query  # nothing _IN_QUERY could match
     at = _now(now)
     first: tuple[Window, re.Match[str]] | None = None
     for match in _IN_QUERY.finditer(query):
@@ -344,7 +370,7 @@ def in_query(query: str, *, now: datetime | None = None) -> tuple[Window | None,
     return window, " ".join(rest.split())
 
 
-_DATED = re.compile(r"\d{4}")  # an expression with a year is a date, not relative to now
+_DATED = _Lazy(r"\d{4}")  # an expression with a year is a date, not relative to now
 
 
 # --- the timeline's periods ---------------------------------------------------------------

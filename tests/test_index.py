@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -335,15 +336,33 @@ def test_a_failing_history_write_never_fails_a_recall(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     target = add(store, "observation", "unwritable history")
-
-    def refuse(*_: Any, **__: Any) -> None:
-        raise PermissionError("read-only")
-
-    import tempfile
-
-    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    history_mod.log_path(store.root).mkdir(parents=True)  # a folder where the log goes
     assert [h.record.id for h in recall(store, "unwritable")] == [target]
     assert history_mod.recall_counts(store.root) == {}
+
+
+def test_the_recall_history_is_appended_and_folded(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each recall appends one line (never a rewrite); a long log is folded into the
+    counts file, and nothing is counted twice or lost."""
+    log = history_mod.log_path(store.root)
+    assert history_mod.note_recalled(store.root, ["obs-a", "obs-b"])
+    assert history_mod.note_recalled(store.root, ["obs-a", "bad id", ""])
+    assert log.read_text() == "obs-a obs-b\nobs-a\n"
+    assert not history_mod.counts_path(store.root).exists()
+    assert history_mod.recall_counts(store.root) == {"obs-a": 2, "obs-b": 1}
+    monkeypatch.setattr(history_mod, "FOLD_BYTES", 20)
+    assert history_mod.note_recalled(store.root, ["obs-c", "obs-a"])  # 30 bytes: folded
+    assert not log.exists()
+    assert orjson.loads(history_mod.counts_path(store.root).read_bytes()) == {
+        "obs-a": 3,
+        "obs-b": 1,
+        "obs-c": 1,
+    }
+    assert history_mod.note_recalled(store.root, ["obs-b"])
+    assert log.read_text() == "obs-b\n"
+    assert history_mod.recall_counts(store.root) == {"obs-a": 3, "obs-b": 2, "obs-c": 1}
 
 
 # --- the fast YAML reader --------------------------------------------------------------------

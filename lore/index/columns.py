@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import marshal
 from array import array
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -17,6 +18,7 @@ from lore.errors import LoreError
 from lore.index.aggregates import Aggregates
 from lore.index.packed import Lazy, Packed
 from lore.index.packed import unpack as _unpack
+from lore.index.vocab import Vocab
 from lore.model import Dir, Log, Record, kind_class
 from lore.store.coerce import read
 from lore.store.core import Store
@@ -93,6 +95,9 @@ class Columns:
         self.flags = bytearray()  # 1: a pending decision, an active goal, a closed session,
         # a flagged pattern
         self.asks = bytearray()  # 1: the record's text asks something (holds a "?")
+        # 1: the record before or after it has its kind, project and (non-empty) context,
+        # so recall may pass scores between them (``lore.recall.signals.neighbour``)
+        self.nb = bytearray()
         self.ts = array("d")
         self.proj = array("I")
         self.imp = array("f")
@@ -116,13 +121,12 @@ class Columns:
         self.tags = {}
         self._entities: dict[str, Any] | None = {}  # entity -> records, like tags
         self._entities_raw: Any = None  # marshalled, read on first use (only the timeline)
-        self._vocab: dict[str, tuple[int, int]] | None = {}  # term -> (offset, bytes) in blob
-        self._vocab_raw: Any = None  # the marshalled vocabulary, read on first use
+        self._vocab = Vocab.empty()  # term -> where its postings sit in the blob
         self.blob: Any = b""
         self.fresh: dict[str, array] = {}  # postings that replace the blob's (a compaction)
         self.more: dict[str, array] = {}  # postings added since the blob was written
         self.dead = set()
-        self._terms: list[str] | None = None
+        self._terms: Sequence[str] | None = None
         self._codes: dict[str, dict[Any, int]] = {}
         self._by_id: dict[str, int] | None = None
         # Records by id and by time as the file holds them (``lore.index.orders``), for
@@ -148,6 +152,7 @@ class Columns:
         self.hidden = bytearray(self.hidden)
         self.flags = bytearray(self.flags)
         self.asks = bytearray(self.asks)
+        self.nb = bytearray(self.nb)
         for name, code in _ARRAYS.items():
             setattr(self, name, _unpack(getattr(self, name), code))
 
@@ -216,15 +221,13 @@ class Columns:
         return self._titles[doc]
 
     @property
-    def vocab(self) -> dict[str, tuple[int, int]]:
-        """Term -> (offset, size) of its postings in the blob (unmarshalled on first use:
-        resume never needs it)."""
-        if self._vocab is None:
-            self._vocab = marshal.loads(self._vocab_raw)
+    def vocab(self) -> Vocab:
+        """The stored terms and where their postings sit in the blob (``lore.index.vocab``;
+        looked up by binary search: resume never reads it, recall a few terms)."""
         return self._vocab
 
     @vocab.setter
-    def vocab(self, value: dict[str, tuple[int, int]]) -> None:
+    def vocab(self, value: Vocab) -> None:
         self._vocab = value
 
     @property
@@ -238,14 +241,16 @@ class Columns:
     def entities(self, value: dict[str, Any]) -> None:
         self._entities = value
 
-    def vocabulary(self) -> list[str]:
-        """Every term, sorted."""
+    def vocabulary(self) -> Sequence[str]:
+        """Every term, sorted (the stored ones as the file holds them, when no term was
+        added since)."""
         if self._terms is None:
+            vocab = self._vocab
             extra = self.fresh.keys() | self.more.keys()
-            if extra and not extra <= self.vocab.keys():
-                self._terms = sorted(self.vocab.keys() | extra)
+            if any(term not in vocab for term in extra):
+                self._terms = sorted(extra.union(vocab.terms.strings()))
             else:
-                self._terms = list(self.vocab)  # written in sorted order
+                self._terms = vocab.terms
         return self._terms
 
     def postings_of(self, term: str) -> array | None:

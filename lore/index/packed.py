@@ -5,6 +5,7 @@ titles, read one at a time straight from the file and added to without splitting
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -19,7 +20,7 @@ def unpack(data: Any, code: str = "I") -> array:
     return column
 
 
-class Packed:
+class Packed(Sequence[str]):
     """A list of strings kept as one UTF-8 text (``"\\n"`` between them) and the offset
     where each starts. Loaded, both are views into the index file; the first ``append``
     copies them into growable buffers (a copy, never a split)."""
@@ -45,12 +46,22 @@ class Packed:
     def __len__(self) -> int:
         return len(self.at)
 
-    def __getitem__(self, k: int) -> str:
+    def __getitem__(self, k: Any) -> Any:
         if self._list is not None:
             return self._list[k]
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self.at)))]
+        if k < 0:
+            k += len(self.at)
         start = self.at[k]
         end = self.at[k + 1] - 1 if k + 1 < len(self.at) else len(self.text)
         return bytes(self.text[start:end]).decode("utf-8")
+
+    def __iter__(self) -> Any:
+        return iter(self.strings())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self.strings()
 
     def span(self, k: int) -> tuple[int, int]:
         """Where string ``k`` sits in ``text`` (start, end)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import marshal
 import sys
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +15,12 @@ from lore.index.columns import _ARRAYS, SEARCH_KINDS
 from lore.index.orders import build as build_orders
 from lore.index.packed import Packed
 from lore.index.refresh import Refreshable
+from lore.index.vocab import Vocab
+from lore.index.vocab import pack as pack_vocab
 from lore.paths import DataRoot
 from lore.store.core import Store
 
-INDEX_SCHEMA = 15
+INDEX_SCHEMA = 17
 # Attributes marshalled in regions of their own and read on first use (resume never reads
 # the tags, recall never the facts).
 LAZY = (
@@ -71,22 +74,24 @@ class Index(Refreshable):
 
     def dumps(self) -> bytes:
         chunks: list[bytes] = []
-        vocab: dict[str, tuple[int, int]] = {}
+        entries: list[tuple[str, int, int, int, int]] = []
         offset = 0
+        dl = self.dl
         for term in self.vocabulary():
             column = self.fresh.get(term)
             if column is not None:
                 data = column.tobytes()
-            elif term in self.vocab:
-                start, size = self.vocab[term]
-                data = bytes(self.blob[start : start + size])
             else:
-                data = b""
+                where = self.vocab.get(term)
+                data = bytes(self.blob[where[0] : where[0] + where[1]]) if where else b""
             added = self.more.get(term)
             if added is not None:
                 data += added.tobytes()
             if data:
-                vocab[term] = (offset, len(data))
+                postings = array("I")
+                postings.frombytes(data)
+                bounds = (max(postings[1::2]), min(map(dl.__getitem__, postings[0::2])))
+                entries.append((term, offset, len(data), *bounds))
                 chunks.append(data)
                 offset += len(data)
         columns: list[bytes] = []
@@ -96,7 +101,7 @@ class Index(Refreshable):
         for name, data in (
             ("id_order", by_id),
             ("time_order", by_time),
-            ("vocab", marshal.dumps(vocab)),
+            *pack_vocab(entries).items(),
             ("entities", marshal.dumps({k: _packed(v) for k, v in self.entities.items()})),
             *zip(("ids", "ids_at"), self._ids.tobytes()),
             *zip(("titles", "titles_at"), self._titles.tobytes()),
@@ -104,6 +109,7 @@ class Index(Refreshable):
             ("hidden", bytes(self.hidden)),
             ("flags", bytes(self.flags)),
             ("asks", bytes(self.asks)),
+            ("nb", bytes(self.nb)),
             *((name, getattr(self, name).tobytes()) for name in _ARRAYS),
             *((f"lazy:{name}", self._marshalled(name)) for name in LAZY),
         ):
@@ -176,6 +182,7 @@ class Index(Refreshable):
             index.hidden = column("hidden")  # type: ignore[assignment]
             index.flags = column("flags")  # type: ignore[assignment]
             index.asks = column("asks")  # type: ignore[assignment]
+            index.nb = column("nb")  # type: ignore[assignment]
             for name, code in _ARRAYS.items():
                 setattr(index, name, column(name, code))
             for name in LAZY:
@@ -183,12 +190,18 @@ class Index(Refreshable):
                 index._lazy[name] = column(f"lazy:{name}")
             index.build = meta["build"]
             index.blob = view[base + meta["columns"] :]
-            index._vocab, index._vocab_raw = None, column("vocab")
+            index._vocab = Vocab(
+                Packed(column("vocab"), column("vocab_at", "I")),
+                column("vocab_off", "Q"),
+                column("vocab_size", "I"),
+                column("vocab_maxtf", "I"),
+                column("vocab_mindl", "I"),
+            )
             index._entities, index._entities_raw = None, column("entities")
             index._titles = Packed(column("titles"), column("titles_at", "I"))
             index._frozen = True
             n = len(index.kinds)
-            columns = (*_ARRAYS, "hidden", "flags", "asks")
+            columns = (*_ARRAYS, "hidden", "flags", "asks", "nb")
             if not all(len(getattr(index, c)) == n for c in columns):
                 return None
             if len(index._ids) != n or len(index._titles) != n:

@@ -13,6 +13,7 @@ from lore import clock
 from lore.index import analyze, weight
 from lore.index.columns import _ARRAYS, DEDUPE_KINDS, SEARCH_KINDS, Columns, _unpack
 from lore.index.packed import Packed
+from lore.index.vocab import Vocab
 from lore.model import Record
 
 
@@ -83,6 +84,18 @@ class Writable(Columns):
         session_id = record.session_id if isinstance(record.session_id, str) else None
         self.sess.append(self._intern("sessions", session_id))
         self.ctx.append(self._intern("contexts", _context(record, session_id)))
+        context = self.ctx[doc]
+        before = doc - 1
+        linked = (
+            context != 0
+            and before >= 0
+            and self.ctx[before] == context
+            and self.kinds[before] == self.kinds[doc]
+            and self.proj[before] == self.proj[doc]
+        )
+        if linked:
+            self.nb[before] = 1
+        self.nb.append(1 if linked else 0)
         first, second = rank_keys(record)
         self.fa.append(first)
         self.fb.append(second)
@@ -139,6 +152,7 @@ class Writable(Columns):
         for name, code in _ARRAYS.items():
             column = getattr(self, name)
             setattr(self, name, array(code, (column[d] for d in keep)))
+        self.nb = linked_neighbours(self)  # new neighbours, once the dead are gone
         for name in ("revs", "files", "replaced", "facts"):
             mapping = getattr(self, name)
             setattr(self, name, {remap[d]: v for d, v in mapping.items() if remap[d] >= 0})
@@ -153,7 +167,8 @@ class Writable(Columns):
                     kept.append(column[i + 1])
             if kept:
                 fresh[term] = kept
-        self.fresh, self.more, self.vocab, self.blob = fresh, {}, {}, b""
+        self.fresh, self.more, self.blob = fresh, {}, b""
+        self.vocab = Vocab.empty()
         for table in ("tags", "entities"):
             kept_table: dict[str, Any] = {}
             for name, value in getattr(self, table).items():
@@ -220,6 +235,18 @@ def _flag(record: Record) -> int:
         flags = state.get("flags")
         return 1 if isinstance(flags, list) and any(isinstance(f, dict) for f in flags) else 0
     return 0
+
+
+def linked_neighbours(idx: Columns) -> bytearray:
+    """The ``nb`` column counted afresh (after a compaction renumbered the records)."""
+    kinds, proj, ctx = idx.kinds, idx.proj, idx.ctx
+    out = bytearray(len(kinds))
+    for doc in range(1, len(kinds)):
+        before = doc - 1
+        same = kinds[before] == kinds[doc] and proj[before] == proj[doc]
+        if ctx[doc] and ctx[before] == ctx[doc] and same:
+            out[before] = out[doc] = 1
+    return out
 
 
 def rank_keys(record: Record) -> tuple[float, float]:

@@ -100,7 +100,7 @@ class Ranked:
 class Ranking:
     index: Index
     ranked: list[Ranked]  # best first; exact for the first ``limit`` (all when limit is 0)
-    total: int  # how many records match
+    total: int | None  # how many records match (None: not counted, see ``rank``)
     matched: set[str]  # the index terms that matched (for snippets)
     window: Window | None = None  # the time window the query named, if any
     named: list[str] = field(default_factory=list)  # the kinds the query named, if any
@@ -128,6 +128,7 @@ def rank(
     limit: int = 0,
     index: Index | None = None,
     until: str | None = None,
+    count: bool = False,
 ) -> Ranking:
     """Every matching record, best first, without reading a single record.
 
@@ -139,7 +140,8 @@ def rank(
     those kinds' records (inside its time window, if it names one), ranked as any result
     with full relevance. With a ``limit``, records that cannot reach the top ``limit``
     (their relevance plus the largest possible other components is below the
-    ``limit``-th score) are counted but not scored.
+    ``limit``-th score) are not scored (``lore.recall.prune`` proves which), and not
+    counted either (``total`` None) unless ``count``.
     """
     wanted = {SEARCH_KINDS.index(k) for k in searchable_kinds(list(kinds))}
     since_epoch = timeexpr.since(since)
@@ -156,48 +158,109 @@ def rank(
     if n == 0 or not (terms or named):
         return Ranking(idx, [], 0, set(), window, named)
     boost = {SEARCH_KINDS.index(k) for k in named}
-    if terms:
-        text, exact, fuzzy, matched = signals.relevance(idx, terms, window, store, boost)
-    else:  # only kinds (and a time): those records, inside the window
+
+    def finish(
+        text: dict[int, float], exact: dict[int, float], fuzzy: dict[int, float]
+    ) -> tuple[list[Ranked], dict[int, float]]:
+        """Filters, then the blend: the ranked records and the text scores that passed."""
+        hidden = _flagged(idx.hidden) if not show_hidden else set()
+        for d in idx.dead | hidden:
+            text.pop(d, None)
+        member = _membership(idx, project) if project else None
+        tagged = None
+        for tag in tags:
+            tagged = idx.tagged(tag) if tagged is None else tagged & idx.tagged(tag)
+        timed = since_epoch is not None or until_epoch is not None
+        if wanted or timed or member is not None or tagged is not None:
+            kinds_col, ts = idx.kinds, idx.ts
+            low = since_epoch if since_epoch is not None else float("-inf")
+            high = until_epoch if until_epoch is not None else float("inf")
+            text = {
+                d: v
+                for d, v in text.items()
+                if not (
+                    (wanted and kinds_col[d] not in wanted)
+                    or (timed and not low <= ts[d] < high)
+                    or (member is not None and not member(d))
+                    or (tagged is not None and d not in tagged)
+                )
+            }
+        if not text:
+            return [], text
+        scored = _score(store, idx, text, exact, fuzzy, project or here, limit, show_hidden)
+        return scored, text
+
+    if not terms:  # only kinds (and a time): those records, inside the window
         text = {
             d: 1.0
             for kind in named
             for d in idx.docs(kind, hidden=show_hidden)
             if window is None or window.contains(idx.ts[d])
         }
-        exact, fuzzy, matched = {}, {}, set()
-    hidden = _flagged(idx.hidden) if not show_hidden else set()
-    for d in idx.dead | hidden:
-        text.pop(d, None)
-    member = _membership(idx, project) if project else None
-    tagged = None
-    for tag in tags:
-        tagged = idx.tagged(tag) if tagged is None else tagged & idx.tagged(tag)
-    timed = since_epoch is not None or until_epoch is not None
-    if wanted or timed or member is not None or tagged is not None:
-        kinds_col, ts = idx.kinds, idx.ts
-        low = since_epoch if since_epoch is not None else float("-inf")
-        high = until_epoch if until_epoch is not None else float("inf")
-        text = {
-            d: v
-            for d, v in text.items()
-            if not (
-                (wanted and kinds_col[d] not in wanted)
-                or (timed and not low <= ts[d] < high)
-                or (member is not None and not member(d))
-                or (tagged is not None and d not in tagged)
+        ranked, text = finish(text, {}, {})
+        matched: set[str] = set()
+        total: int | None = len(text)
+    else:
+        planned = signals.plan(idx, terms, store)
+        found = None
+        if limit > 0 and not show_hidden and count is False:
+            found = _pruned(store, idx, terms, planned, window, boost, limit, finish)
+        if found is not None:
+            ranked, text, matched = found
+            total = None  # only the records that could make the first ``limit`` were scored
+        else:
+            text, exact, fuzzy, matched = signals.relevance(
+                idx, terms, window, store, boost, planned=planned
             )
-        }
-    if not text:
-        return Ranking(idx, [], 0, matched, window, named)
-    ranked = _score(store, idx, text, exact, fuzzy, project or here, limit, show_hidden)
+            ranked, text = finish(text, exact, fuzzy)
+            total = len(text)
+    if not ranked:
+        return Ranking(idx, [], 0 if total is not None else None, matched, window, named)
     if window is not None:
         for r in ranked:
             r.parts["window"] = 1.0 if window.contains(idx.ts[r.doc]) else 0.0
     if boost:
         for r in ranked:
             r.parts["kind"] = 1.0 if idx.kinds[r.doc] in boost else 0.0
-    return Ranking(idx, ranked, len(text), matched, window, named)
+    return Ranking(idx, ranked, total, matched, window, named)
+
+
+def _pruned(
+    store: Store,
+    idx: Index,
+    terms: list[str],
+    planned: signals.Plan,
+    window: Window | None,
+    boost: set[int],
+    limit: int,
+    finish: Any,
+) -> tuple[list[Ranked], dict[int, float], set[str]] | None:
+    """``rank``'s answer from the records that can still make the first ``limit``
+    (``lore.recall.prune``), or None when that set cannot be proved enough."""
+    from lore.recall import prune
+
+    factor = 1.0
+    if window is not None:
+        factor *= 1.0 + signals.WINDOW_BOOST
+    if boost:
+        factor *= 1.0 + signals.KIND_BOOST
+    times = recall_counts(store.root)
+    others = ranking.W_RECENCY + ranking.W_IMPORTANCE + ranking.W_PROJECT
+    others += ranking.W_RECALLED * ranking.recalled(max(times.values(), default=0))
+    matched: set[str] = set()
+
+    def evaluate(only: set[int]) -> tuple[list[Ranked], dict[int, float]]:
+        text, exact, fuzzy, seen = signals.relevance(
+            idx, terms, window, store, boost, planned=planned, only=only
+        )
+        matched.update(seen)
+        return finish(text, exact, fuzzy)
+
+    levels = prune.Levels(idx, terms, planned)
+    found = prune.search(idx, levels, limit, factor, others, evaluate)
+    if found is None:
+        return None
+    return found[0], found[1], matched
 
 
 def _score(

@@ -115,7 +115,14 @@ def brief(
     ):
         wanted = max(limit, CONTRADICTION_POOL) if limit and section == "decisions" else limit
         result = rank(
-            store, topic, kinds=kinds, project=project, here=here, limit=wanted, index=idx
+            store,
+            topic,
+            kinds=kinds,
+            project=project,
+            here=here,
+            limit=wanted,
+            index=idx,
+            count=True,  # each section says how many records match
         )
         found = hits(store, idx, result.ranked[: wanted or None], result.matched)
         items = [h.to_dict() for h in found[: limit or None]]

@@ -7,6 +7,10 @@ Formula: ``lore.recall.ranking``.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
+from dataclasses import dataclass
+from itertools import compress
+from typing import Any
 
 from lore.index.persist import Index
 from lore.recall import associate, ranking
@@ -58,24 +62,22 @@ def context(idx: Index, text: dict[int, float]) -> dict[int, float]:
     return out
 
 
-def match(
-    idx: Index, terms: list[str], store: Store | None = None
-) -> tuple[dict[int, float], dict[int, float], set[str], dict[int, int]]:
-    """BM25 of every record for ``terms``: the part from the terms themselves, the part
-    from their close variants, the index terms that matched (a term, its longer forms and
-    typo fixes: what snippets mark; never a companion from ``lore.recall.associate``, which
-    the query does not hold) and how many of ``terms`` each record holds (itself or a
-    variant). Occurrences that come from a project's own
-    name or a project's blanket tag (``lore.index.tagwords``) do not count."""
-    n = idx.size
-    k1, b = ranking.K1, ranking.B
-    base, scale = k1 * (1.0 - b), k1 * b * n / max(idx.total_length(), 1)
-    dl, dead = idx.dl, idx.dead
+@dataclass
+class Plan:
+    """How ``match`` scores a query: each term with its variants and their factors (the
+    term itself first, at 1.0), the companions among them (``lore.recall.associate``),
+    and each variant's postings as scored: (records, counts, df), a project's muted tag
+    words already taken out (``lore.index.tagwords``); df 0 scores nothing."""
+
+    every: list[tuple[str, list[tuple[str, float]]]]
+    companions: set[str]
+    lists: dict[str, tuple[Any, Any, int]]
+
+
+def plan(idx: Index, terms: list[str], store: Store | None = None) -> Plan:
+    """The variants of ``terms`` and their postings (see ``Plan``)."""
+    dead = idx.dead
     vocabulary = idx.vocabulary()
-    exact: dict[int, float] = {}
-    fuzzy: dict[int, float] = {}
-    matched: set[str] = set()
-    held: dict[int, int] = {}
     every: list[tuple[str, list[tuple[str, float]]]] = []
     companions: set[str] = set()  # matched for ranking, but not words of the query
     for term in terms:
@@ -93,13 +95,14 @@ def match(
     from lore.index.tagwords import muted as muted_words
 
     mute = muted_words(idx, {v for _, variants in every for v, _ in variants})
-    # Every record is scored here, filters or not; filters apply to the (fewer) matches.
-    for term, variants in every:
-        own: dict[int, float] = {}
-        near: dict[int, float] = {}
-        for variant, factor in variants:
+    lists: dict[str, tuple[Any, Any, int]] = {}
+    for _, variants in every:
+        for variant, _ in variants:
+            if variant in lists:
+                continue
             column = idx.postings_of(variant)
             if not column:
+                lists[variant] = ((), (), 0)
                 continue
             docs, tfs = column[0::2], column[1::2]
             less = mute.get(variant)
@@ -108,15 +111,54 @@ def match(
                 docs = array("I", [d for d, tf in kept if tf > 0])
                 tfs = array("I", [tf for _, tf in kept if tf > 0])
             df = len(docs) - (len(dead.intersection(docs)) if dead else 0)
+            lists[variant] = (docs, tfs, df)
+    return Plan(every, companions, lists)
+
+
+def match(
+    idx: Index,
+    terms: list[str],
+    store: Store | None = None,
+    *,
+    planned: Plan | None = None,
+    only: set[int] | None = None,
+) -> tuple[dict[int, float], dict[int, float], set[str], dict[int, int]]:
+    """BM25 of every record for ``terms``: the part from the terms themselves, the part
+    from their close variants, the index terms that matched (a term, its longer forms and
+    typo fixes: what snippets mark; never a companion from ``lore.recall.associate``, which
+    the query does not hold) and how many of ``terms`` each record holds (itself or a
+    variant). Occurrences that come from a project's own
+    name or a project's blanket tag (``lore.index.tagwords``) do not count. ``planned``:
+    the query's ``plan``, if made already; ``only``: score these records alone (the
+    rest are left out of the answer, as ``lore.recall.prune`` proves they may be)."""
+    n = idx.size
+    k1, b = ranking.K1, ranking.B
+    base, scale = k1 * (1.0 - b), k1 * b * n / max(idx.total_length(), 1)
+    dl = idx.dl
+    exact: dict[int, float] = {}
+    fuzzy: dict[int, float] = {}
+    matched: set[str] = set()
+    held: dict[int, int] = {}
+    made = planned or plan(idx, terms, store)
+    companions = made.companions
+    # Every record is scored here, filters or not; filters apply to the (fewer) matches.
+    for term, variants in made.every:
+        own: dict[int, float] = {}
+        near: dict[int, float] = {}
+        for variant, factor in variants:
+            docs, tfs, df = made.lists[variant]
             if not df:
                 continue
             if variant not in companions:  # snippets mark the query's words (and forms)
                 matched.add(variant)
             weight = factor * ranking.idf(n, df) * (k1 + 1.0)
+            pairs: Any = zip(docs, tfs)
+            if only is not None:
+                pairs = _restricted(docs, tfs, only)
             if variant == term:  # a record appears once in a term's postings
-                own = {d: weight * tf / (tf + base + scale * dl[d]) for d, tf in zip(docs, tfs)}
+                own = {d: weight * tf / (tf + base + scale * dl[d]) for d, tf in pairs}
                 continue
-            for d, tf in zip(docs, tfs):
+            for d, tf in pairs:
                 s = weight * tf / (tf + base + scale * dl[d])
                 if s > near.get(d, 0.0):
                     near[d] = s
@@ -135,18 +177,36 @@ def match(
     return exact, fuzzy, matched, held
 
 
+def _restricted(docs: Any, tfs: Any, only: set[int]) -> Any:
+    """The (record, count) pairs of a term's postings (by record number) for the records in
+    ``only``: looked up one by one when they are few, else filtered in one C pass."""
+    if len(only) * 16 >= len(docs):
+        return compress(zip(docs, tfs), map(only.__contains__, docs))
+    out = []
+    end = len(docs)
+    for d in sorted(only):
+        at = bisect_left(docs, d)
+        if at < end and docs[at] == d:
+            out.append((d, tfs[at]))
+    return out
+
+
 def relevance(
     idx: Index,
     terms: list[str],
     window: Window | None = None,
     store: Store | None = None,
     kinds: set[int] | frozenset[int] = frozenset(),
+    *,
+    planned: Plan | None = None,
+    only: set[int] | None = None,
 ) -> tuple[dict[int, float], dict[int, float], dict[int, float], set[str]]:
     """Each record's text score for ``terms`` (see ``lore.recall.ranking``): BM25 times coverage,
     a record that asks keeping ASK_SELF of it, plus what it inherits from its neighbours,
     times 1 + WINDOW_BOOST inside ``window``, times 1 + KIND_BOOST for a record of one of
-    ``kinds`` (kind codes the query named). Returns (text, exact, fuzzy, matched)."""
-    exact, fuzzy, matched, held = match(idx, terms, store)
+    ``kinds`` (kind codes the query named). Returns (text, exact, fuzzy, matched).
+    ``planned``, ``only``: as ``match`` takes them."""
+    exact, fuzzy, matched, held = match(idx, terms, store, planned=planned, only=only)
     text = dict(exact)
     for d, s in fuzzy.items():
         text[d] = text.get(d, 0.0) + s

@@ -244,8 +244,9 @@ def recall(
     ``deep`` / ``graph_depth``: a plain search through the knowledge graph (lore.graph)."""
     from lore.capture.build import detect_project
     from lore.recall import core as r
-    from lore.recall import modes
 
+    if mode is not None:  # (the modes' module, and the components it reads, only for them)
+        from lore.recall import modes
     text = query.strip()
     if mode is not None and mode not in RECALL_MODES:
         raise UsageError(f"unknown recall mode {mode!r}: use one of {', '.join(RECALL_MODES)}")
@@ -279,6 +280,8 @@ def recall(
             raise UsageError("--brief needs a topic: lore recall --brief TOPIC")
         return Recalled(mode, modes.brief(store, text, project=project, here=here, limit=limit), [])
     if not text and project and not (kinds or tags or since or until):
+        from lore.recall import modes
+
         return Recalled("context", modes.context(store, project, limit=limit), [])
     if not text:
         raise UsageError("nothing to recall: give a QUERY (or a mode: --patterns, --failures, ...)")

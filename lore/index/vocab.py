@@ -1,0 +1,72 @@
+"""The index's vocabulary as the file holds it: every term, sorted and packed, with where
+its postings sit in the blob and two bounds recall prunes by (the largest count of the term
+in a record, the shortest record holding it). Found by binary search, never unmarshalled
+into a dictionary of every term (a read that asks for four terms pays for four).
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Any
+
+from lore.index.packed import Packed
+
+
+class Vocab:
+    """Sorted terms (``Packed``) and, by position, their postings' offset and size in the
+    blob (bytes), the largest weighted count (``maxtf``) and shortest weighted length
+    (``mindl``) among the records in those postings."""
+
+    __slots__ = ("at", "maxtf", "mindl", "size", "terms")
+
+    def __init__(self, terms: Packed, at: Any, size: Any, maxtf: Any, mindl: Any) -> None:
+        self.terms, self.at, self.size, self.maxtf, self.mindl = terms, at, size, maxtf, mindl
+
+    @classmethod
+    def empty(cls) -> Vocab:
+        return cls(Packed(), array("Q"), array("I"), array("I"), array("I"))
+
+    def position(self, term: str) -> int:
+        """The term's position, or -1."""
+        terms = self.terms
+        lo, hi = 0, len(terms)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if terms[mid] < term:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo if lo < len(terms) and terms[lo] == term else -1
+
+    def get(self, term: str) -> tuple[int, int] | None:
+        """(offset, size) of the term's postings in the blob, or None."""
+        k = self.position(term)
+        return None if k < 0 else (self.at[k], self.size[k])
+
+    def bounds(self, term: str) -> tuple[int, int] | None:
+        """(largest count, shortest length) among the term's stored postings, or None."""
+        k = self.position(term)
+        return None if k < 0 else (self.maxtf[k], self.mindl[k])
+
+    def __contains__(self, term: object) -> bool:
+        return isinstance(term, str) and self.position(term) >= 0
+
+    def __len__(self) -> int:
+        return len(self.terms)
+
+    def keys(self) -> set[str]:
+        return set(self.terms.strings())
+
+
+def pack(entries: list[tuple[str, int, int, int, int]]) -> dict[str, bytes]:
+    """The file's regions for ``entries`` (term, offset, size, maxtf, mindl), sorted by term."""
+    terms = Packed.of([e[0] for e in entries])
+    text, starts = terms.tobytes()
+    return {
+        "vocab": text,
+        "vocab_at": starts,
+        "vocab_off": array("Q", (e[1] for e in entries)).tobytes(),
+        "vocab_size": array("I", (e[2] for e in entries)).tobytes(),
+        "vocab_maxtf": array("I", (e[3] for e in entries)).tobytes(),
+        "vocab_mindl": array("I", (e[4] for e in entries)).tobytes(),
+    }

@@ -1,0 +1,170 @@
+"""Recall's shortcut on a big store: only the records that can still be among the first
+``limit`` are scored, and the others are proved unable to reach them, from a bound on the
+text score of a record that holds h of the query's terms (each term's largest count and
+shortest record, in the index's vocabulary) and on what it can inherit from a neighbour.
+The ranking itself is ``lore.recall.core``'s, unchanged: when the proof fails for one set
+of records, the next (larger) set is scored, down to every matching record.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from itertools import compress
+from typing import Any
+
+from lore.recall import ranking, signals
+
+# A record inherits at most this share of a neighbour's text score (the larger share).
+INHERIT = max(signals.ASK_NEXT, signals.CONTEXT_NEXT, signals.CONTEXT_PREV)
+FIRST_POOL = 64  # records scored at first, at least: those holding the most terms
+MARGIN = 1e-9
+
+Evaluate = Callable[[set[int]], tuple[list[Any], dict[int, float]]]
+
+
+class Levels:
+    """How many of the query's terms each record holds (an upper bound: a record counts
+    once for a term and once more for its variants), and the largest text score a record
+    holding ``h`` of them can have before boosts and inheritance (``bound(h)``)."""
+
+    def __init__(self, idx: Any, terms: list[str], planned: signals.Plan) -> None:
+        k1, b = ranking.K1, ranking.B
+        n = idx.size
+        base, scale = k1 * (1.0 - b), k1 * b * n / max(idx.total_length(), 1)
+        held: Counter[int] = Counter()
+        bests: list[float] = []
+        for term, variants in planned.every:
+            best = 0.0
+            near: list[Any] = []
+            for variant, factor in variants:
+                docs, tfs, df = planned.lists[variant]
+                if not df:
+                    continue
+                weight = factor * ranking.idf(n, df) * (k1 + 1.0)
+                most, shortest = _extremes(idx, variant, docs, tfs)
+                best = max(best, weight * most / (most + base + scale * shortest))
+                if variant == term:
+                    held.update(docs)
+                else:
+                    near.append(docs)
+            if near:
+                held.update(set().union(*near) if len(near) > 1 else near[0])
+            bests.append(best)
+        bests.sort(reverse=True)
+        self.sums = [sum(bests[: i + 1]) for i in range(len(bests))]
+        self.q = len(terms)
+        self.held = held
+        self.levels = sorted(set(held.values()), reverse=True)
+
+    def bound(self, h: int) -> float:
+        """The largest own text score (coverage included) of a record holding ``h``."""
+        if h <= 0 or not self.sums:
+            return 0.0
+        total = self.sums[min(h, self.q, len(self.sums)) - 1]
+        return total * (h / self.q) ** signals.COVERAGE_POWER if self.q > 1 else total
+
+
+def _extremes(idx: Any, variant: str, docs: Any, tfs: Any) -> tuple[int, int]:
+    """The largest count and the shortest record length in a variant's postings: from the
+    vocabulary for the stored part, counted here for what was added since."""
+    stored = idx.vocab.bounds(variant) if variant not in idx.fresh else None
+    if stored is None:
+        return max(tfs), min(map(idx.dl.__getitem__, docs))
+    most, shortest = stored
+    added = idx.more.get(variant)
+    if added:
+        most = max(most, max(added[1::2]))
+        shortest = min(shortest, min(map(idx.dl.__getitem__, added[0::2])))
+    return most, shortest
+
+
+def search(
+    idx: Any,
+    levels: Levels,
+    limit: int,
+    boost: float,
+    others: float,
+    evaluate: Evaluate,
+) -> tuple[list[Any], dict[int, float]] | None:
+    """The first ``limit`` records as scoring every matching record would give them
+    (``evaluate(records)`` scores those and ranks them), or None when no smaller set of
+    records is proved enough. ``boost``: the largest factor the query's time window and
+    kinds can give a text score; ``others``: the most the other components (recency,
+    importance, project, recall history) add to a score.
+
+    Scored: every record holding at least ``ladder[wide]`` terms, and among those holding
+    fewer but at least ``ladder[linked]``, the ones with a neighbour they could pass
+    scores to (the index's ``nb``); with their neighbours. A record left out holds fewer
+    terms: its own text score is at most ``bound`` of its level, and it inherits only if
+    it has such a neighbour, itself left out (and so below ``ladder[linked]``).
+    """
+    ladder = levels.levels
+    if not ladder:
+        return None
+    held = levels.held
+    bottom = ladder[-1]
+    by_level: dict[int, list[int]] = {h: [] for h in ladder}
+    # The records above the bottom level are few: picked out in C, grouped here. The
+    # bottom level (most records) is picked out only if the search gets down to it.
+    for d in compress(held, map(bottom.__lt__, held.values())):
+        by_level[held[d]].append(d)
+    bottom_docs: list[int] | None = None
+
+    def at(level: int) -> list[int]:
+        nonlocal bottom_docs
+        if level != bottom:
+            return by_level[level]
+        if bottom_docs is None:
+            bottom_docs = list(compress(held, map(bottom.__eq__, held.values())))
+        return bottom_docs
+
+    nb = idx.nb
+    wide = linked = 0  # levels taken whole; levels whose linked records are taken
+    pool: list[int] = []
+    while wide < len(ladder) and len(pool) < FIRST_POOL:
+        pool.extend(at(ladder[wide]))
+        wide += 1
+    linked = wide
+    while True:
+        below = levels.bound(ladder[wide]) if wide < len(ladder) else 0.0
+        linked_below = levels.bound(ladder[linked]) if linked < len(ladder) else 0.0
+        ranked, text = evaluate(_with_neighbours(idx, pool))
+        if wide >= len(ladder):
+            return ranked, text  # every matching record was scored
+        alone, passed = boost * below, boost * (1.0 + INHERIT) * linked_below
+        outside = max(alone, passed)
+        if len(ranked) >= limit and text:
+            top = max(text.values())
+            bar = ranked[limit - 1].score
+            if outside < top and ranking.W_TEXT * outside / top + others < bar - MARGIN:
+                return ranked, text
+        if passed >= alone and linked < len(ladder):
+            docs = at(ladder[linked])
+            pool.extend(compress(docs, map(nb.__getitem__, docs)))  # the linked ones
+            linked += 1
+        else:
+            docs = at(ladder[wide])
+            if wide < linked:  # its linked records are in already
+                docs = [d for d in docs if not nb[d]]
+            pool.extend(docs)
+            wide += 1
+            linked = max(linked, wide)
+
+
+def _with_neighbours(idx: Any, pool: list[int]) -> set[int]:
+    """``pool``, the records ``pool``'s records replaced or were promoted to (recall keeps
+    a record below its replacement, so both must be scored), and the neighbours of every
+    one that may pass scores to them (``nb``), and theirs (so the first ones' own scores,
+    what they pass on, are exact)."""
+    out = set(pool)
+    replaced = idx.replaced
+    if replaced:
+        targets = {replaced[d] for d in pool if d in replaced}
+        if targets:
+            out.update(idx.find_ids(targets).values())
+    nb, last = idx.nb, len(idx.kinds) - 1
+    ring = {n for d in out if nb[d] for n in (d - 1, d + 1) if 0 <= n <= last}
+    out |= ring
+    out.update(n for d in ring for n in (d - 1, d + 1) if 0 <= n <= last)
+    return out
