@@ -86,7 +86,8 @@ class Columns:
         self.root = root
         self._lazy: dict[str, Any] = {}
         self.sources: dict[str, dict[str, Any]] = {}
-        self.layout: dict[str, tuple[str, str]] = {}  # kind -> (its file or folder, suffix)
+        # kind -> (its file or folder, a document's suffix, the folder's events log or "")
+        self.layout: dict[str, tuple[str, str, str]] = {}
         self._ids = Packed()  # every record's id, by record number
         self._frozen = False  # columns are read-only views until _thaw
         self._titles = Packed()  # normalized titles of DEDUPE_KINDS, else ""
@@ -137,6 +138,7 @@ class Columns:
         self._agg: Aggregates | None = None  # counts over the live records
         self._blanket: set[int] | None = None  # blanket_contexts() answer
         self._docs: dict[tuple[str, bool, bool], list[int]] = {}  # docs() answers
+        self._hidden_docs: set[int] | None = None  # hidden_docs() answer
         self._kind_bytes: bytes | None = None  # the kinds column as bytes, for docs()
         self.changed = False  # anything to save (records, or only what was checked)
         self.edits = 0  # records added or killed since loading: what the index holds moved
@@ -191,6 +193,18 @@ class Columns:
                 and str(self.contexts[c]).startswith("t:")
             }  # fmt: skip
         return self._blanket
+
+    def hidden_docs(self) -> set[int]:
+        """The record numbers whose ``hidden`` byte is set (few: retracted, superseded)."""
+        if self._hidden_docs is None:
+            data = bytes(self.hidden)
+            found = set()
+            at = data.find(1)
+            while at >= 0:
+                found.add(at)
+                at = data.find(1, at + 1)
+            self._hidden_docs = found
+        return self._hidden_docs
 
     def unflagged(self) -> bytes:
         """1 for every record whose flag is not set, by record number (a sort key)."""

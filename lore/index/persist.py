@@ -20,7 +20,7 @@ from lore.index.vocab import pack as pack_vocab
 from lore.paths import DataRoot
 from lore.store.core import Store
 
-INDEX_SCHEMA = 17
+INDEX_SCHEMA = 18
 # Attributes marshalled in regions of their own and read on first use (resume never reads
 # the tags, recall never the facts).
 LAZY = (

@@ -56,12 +56,13 @@ class Refreshable(Writable):
                 cls = kind_class(kind)
                 storage = cls.KIND.storage
                 suffix = storage.suffix if isinstance(storage, Dir) else ""
-                where = self.layout[kind] = (str(store.location(cls)), suffix)
-            path, suffix = where
+                events_log = storage.events if isinstance(storage, Dir) else None
+                where = self.layout[kind] = (str(store.location(cls)), suffix, events_log or "")
+            path, suffix, events_log = where
             # Known locations: a kind's module is imported only if its files changed.
             if suffix:
                 source = self.sources.get(kind)
-                events = self._events_changed(kind, Path(path))
+                events = bool(events_log) and self._events_changed(kind, Path(path), events_log)
                 if events or news is None or source is None or source.get("token") is None:
                     self._refresh_dir(kind, Path(path), suffix)
                 elif path in news:
@@ -328,15 +329,11 @@ class Refreshable(Writable):
         source["dir"] = None  # the folder's own fingerprint no longer vouches for the names
         self.changed = True
 
-    def _events_changed(self, kind: str, folder: Path) -> bool:
+    def _events_changed(self, kind: str, folder: Path, events_log: str) -> bool:
         """For a kind that keeps an events log beside its folder (patterns): whether the
         log changed since the last refresh. If it did, every document of the kind is read
         again (its state folds those events in); the log's events are loaded for that."""
-        cls = kind_class(kind)
-        storage = cls.KIND.storage
-        if not isinstance(storage, Dir) or not storage.events:
-            return False
-        path = folder.parent / storage.events
+        path = folder.parent / events_log
         try:
             st = os.stat(path)
             stamp: tuple[int, int, int] | None = (st.st_size, st.st_mtime_ns, st.st_ino)

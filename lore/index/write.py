@@ -112,6 +112,7 @@ class Writable(Columns):
         agg.add(self, doc, 1)
         self._blanket = None
         self._docs = {}
+        self._hidden_docs = None
         self._kind_bytes = None
         self.changed = True
         self.edits += 1
@@ -125,6 +126,7 @@ class Writable(Columns):
         agg.add(self, doc, -1)
         self._blanket = None
         self._docs = {}
+        self._hidden_docs = None
         self._kind_bytes = None
         if self._by_id is not None and self._by_id.get(self.id_of(doc)) == doc:
             del self._by_id[self.id_of(doc)]
@@ -190,6 +192,7 @@ class Writable(Columns):
         self._agg = None
         self._blanket = None
         self._docs = {}
+        self._hidden_docs = None
         self._kind_bytes = None
         self.changed = True
 

@@ -163,7 +163,7 @@ def rank(
         text: dict[int, float], exact: dict[int, float], fuzzy: dict[int, float]
     ) -> tuple[list[Ranked], dict[int, float]]:
         """Filters, then the blend: the ranked records and the text scores that passed."""
-        hidden = _flagged(idx.hidden) if not show_hidden else set()
+        hidden = idx.hidden_docs() if not show_hidden else set()
         for d in idx.dead | hidden:
             text.pop(d, None)
         member = _membership(idx, project) if project else None
@@ -334,17 +334,6 @@ def _score(
     _below_replacements(idx, ranked)
     ranked.sort(key=lambda r: (-r.score, -ts[r.doc], idx.id_of(r.doc)))
     return ranked
-
-
-def _flagged(column: bytearray) -> set[int]:
-    """Positions of the non-zero bytes (few: hidden records are rare)."""
-    data = bytes(column)
-    found = set()
-    at = data.find(1)
-    while at >= 0:
-        found.add(at)
-        at = data.find(1, at + 1)
-    return found
 
 
 def _membership(idx: Index, project: str) -> Any:
