@@ -18,7 +18,7 @@ from lore.errors import LoreError
 from lore.index.aggregates import Aggregates
 from lore.index.packed import Lazy, Packed
 from lore.index.packed import unpack as _unpack
-from lore.index.vocab import Vocab
+from lore.index.vocab import Merged, Vocab
 from lore.model import Dir, Log, Record, kind_class
 from lore.store.coerce import read
 from lore.store.core import Store
@@ -261,10 +261,13 @@ class Columns:
         if self._terms is None:
             vocab = self._vocab
             extra = self.fresh.keys() | self.more.keys()
-            if any(term not in vocab for term in extra):
-                self._terms = sorted(extra.union(vocab.terms.strings()))
-            else:
+            added = sorted(term for term in extra if term not in vocab) if extra else []
+            if not added:
                 self._terms = vocab.terms
+            elif len(added) <= 256:  # a few new words since the file: seen merged in
+                self._terms = Merged(vocab.terms, added)
+            else:  # (a compaction put every term in ``fresh``)
+                self._terms = sorted(extra.union(vocab.terms.strings()))
         return self._terms
 
     def postings_of(self, term: str) -> array | None:

@@ -7,6 +7,9 @@ into a dictionary of every term (a read that asks for four terms pays for four).
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
+from collections.abc import Sequence
+from heapq import merge
 from typing import Any
 
 from lore.index.packed import Packed
@@ -70,3 +73,40 @@ def pack(entries: list[tuple[str, int, int, int, int]]) -> dict[str, bytes]:
         "vocab_maxtf": array("I", (e[3] for e in entries)).tobytes(),
         "vocab_mindl": array("I", (e[4] for e in entries)).tobytes(),
     }
+
+
+class Merged(Sequence[str]):
+    """Two sorted, disjoint sequences of terms seen as one sorted sequence (the stored
+    vocabulary and the few terms added since), without copying the long one."""
+
+    __slots__ = ("base", "extra")
+
+    def __init__(self, base: Sequence[str], extra: list[str]) -> None:
+        self.base, self.extra = base, extra
+
+    def __len__(self) -> int:
+        return len(self.base) + len(self.extra)
+
+    def __getitem__(self, k: Any) -> Any:
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        base, extra = self.base, self.extra
+        # The k-th term is base[j] for the j with j + (extras before base[j]) == k, or
+        # an extra; find the smallest j whose merged position is at least k.
+        lo, hi = 0, len(base)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if mid + bisect_left(extra, base[mid]) < k:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < len(base) and lo + bisect_left(extra, base[lo]) == k:
+            return base[lo]
+        return extra[k - lo]
+
+    def __iter__(self) -> Any:
+        return iter(merge(self.base, self.extra))
