@@ -129,6 +129,7 @@ def rank(
     index: Index | None = None,
     until: str | None = None,
     count: bool = False,
+    candidates: set[int] | None = None,
 ) -> Ranking:
     """Every matching record, best first, without reading a single record.
 
@@ -141,7 +142,9 @@ def rank(
     with full relevance. With a ``limit``, records that cannot reach the top ``limit``
     (their relevance plus the largest possible other components is below the
     ``limit``-th score) are not scored (``lore.recall.prune`` proves which), and not
-    counted either (``total`` None) unless ``count``.
+    counted either (``total`` None) unless ``count``. ``candidates``: score only these
+    records and their neighbours, unproved (how ``bench/fts5.py`` puts another candidate
+    generator under this ranking).
     """
     wanted = {SEARCH_KINDS.index(k) for k in searchable_kinds(list(kinds))}
     since_epoch = timeexpr.since(since)
@@ -203,7 +206,15 @@ def rank(
     else:
         planned = signals.plan(idx, terms, store)
         found = None
-        if limit > 0 and not show_hidden and count is False:
+        if candidates is not None:  # another generator's candidates (bench/fts5.py)
+            from lore.recall.prune import with_neighbours
+
+            only = with_neighbours(idx, list(candidates))
+            text, exact, fuzzy, matched = signals.relevance(
+                idx, terms, window, store, boost, planned=planned, only=only
+            )
+            found = (*finish(text, exact, fuzzy), matched)
+        elif limit > 0 and not show_hidden and count is False:
             found = _pruned(store, idx, terms, planned, window, boost, limit, finish)
         if found is not None:
             ranked, text, matched = found

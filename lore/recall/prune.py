@@ -129,7 +129,7 @@ def search(
     while True:
         below = levels.bound(ladder[wide]) if wide < len(ladder) else 0.0
         linked_below = levels.bound(ladder[linked]) if linked < len(ladder) else 0.0
-        ranked, text = evaluate(_with_neighbours(idx, pool))
+        ranked, text = evaluate(with_neighbours(idx, pool))
         if wide >= len(ladder):
             return ranked, text  # every matching record was scored
         alone, passed = boost * below, boost * (1.0 + INHERIT) * linked_below
@@ -152,7 +152,7 @@ def search(
             linked = max(linked, wide)
 
 
-def _with_neighbours(idx: Any, pool: list[int]) -> set[int]:
+def with_neighbours(idx: Any, pool: list[int]) -> set[int]:
     """``pool``, the records ``pool``'s records replaced or were promoted to (recall keeps
     a record below its replacement, so both must be scored), and the neighbours of every
     one that may pass scores to them (``nb``), and theirs (so the first ones' own scores,

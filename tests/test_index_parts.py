@@ -1,0 +1,136 @@
+"""The index's parts read without unpacking everything: packed strings, the vocabulary found
+by binary search (and merged with new terms), the orders by id and by time, the counts kept
+record by record, the neighbour byte, and the C-speed selection resume uses."""
+
+from __future__ import annotations
+
+import bisect
+import random
+from array import array
+from collections import Counter
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lore.capture.build import build
+from lore.index.aggregates import Aggregates
+from lore.index.orders import find, newest
+from lore.index.packed import Packed
+from lore.index.persist import load, open_index
+from lore.index.view import top
+from lore.index.vocab import Merged
+from lore.recall import signals
+from lore.store.core import Store
+
+WORDS = st.text(alphabet="abcdé", min_size=1, max_size=5)
+
+
+@given(st.lists(WORDS, max_size=40))
+def test_packed_strings_read_one_at_a_time_and_appended(strings: list[str]) -> None:
+    text, starts = Packed.of(strings[:5]).tobytes()
+    packed = Packed(text, memoryview(starts).cast("I"))  # as read back from a file
+    for value in strings[5:]:
+        packed.append(value)
+    assert [packed[k] for k in range(len(packed))] == strings
+    assert packed.strings() == strings and list(packed) == strings
+    if strings:
+        assert packed[-1] == strings[-1] and packed[1:3] == strings[1:3]
+
+
+@given(st.sets(WORDS, max_size=60), st.data())
+def test_merged_terms_are_one_sorted_sequence(words: set[str], data: Any) -> None:
+    every = sorted(words)
+    base = sorted(data.draw(st.sets(st.sampled_from(every))) if every else set())
+    merged = Merged(Packed.of(base), sorted(words - set(base)))
+    assert list(merged) == every and [merged[k] for k in range(len(merged))] == every
+    for probe in [*every, "", "zz", "b"]:
+        assert bisect.bisect_left(merged, probe) == bisect.bisect_left(every, probe)
+
+
+@settings(max_examples=200)
+@given(st.lists(st.floats(allow_nan=False, width=32), min_size=1, max_size=60), st.data())
+def test_top_is_a_full_sort_cut_short(values: list[float], data: Any) -> None:
+    n = len(values)
+    second = array(
+        "d", data.draw(st.lists(st.sampled_from([0.0, 1.0, 2.5]), min_size=n, max_size=n))
+    )
+    first = array("d", values)
+    docs = sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=1)))
+    k = data.draw(st.integers(1, 12))
+    for largest in (True, False):
+        want = sorted(docs, key=lambda d: (first[d], second[d], d), reverse=largest)[:k]
+        assert top(docs, k, (first, second), largest=largest) == want
+
+
+def _store_with(store: Store, n: int, seed: int) -> list[str]:
+    """``n`` observations with random times, some revised (killed and added again)."""
+    rng = random.Random(seed)
+    made = []
+    for i in range(n):
+        day = rng.randint(1, 28)
+        record = build("observation", f"note {i} {rng.choice(['alpha', 'beta'])}", {}).record
+        record.timestamp = f"2026-02-{day:02d}T10:00:00.000000Z"
+        if 10 <= i < 16:  # a run of one context, hours apart: neighbours
+            record.tags = ["thread", "x"]
+            record.timestamp = f"2026-02-10T{i:02d}:00:00.000000Z"
+        made.append(record)
+    store.add(made)
+    return [r.id for r in made]
+
+
+def test_ids_are_found_through_the_written_order_and_the_records_added_since(
+    store: Store,
+) -> None:
+    ids = _store_with(store, 60, 1)
+    open_index(store)
+    for rid in ids[::5]:  # revisions: the old record dies, a new one is added after
+        store.revise(rid, {"status": "discarded"})
+    more = _store_with(store, 5, 2)
+    idx = load(store.root)
+    assert idx is not None
+    idx.refresh(store)
+    assert idx._id_order is not None and idx._ordered < len(idx.kinds)  # some are new
+    wanted = {*ids[::3], *more, "obs-missing"}
+    assert find(idx, wanted) == {rid: d for rid, d in idx.by_id().items() if rid in wanted}
+
+
+def test_the_newest_of_a_kind_come_from_the_end_of_the_order_by_time(store: Store) -> None:
+    _store_with(store, 50, 3)
+    open_index(store)
+    _store_with(store, 6, 4)  # added after the file was written
+    idx = load(store.root)
+    assert idx is not None
+    idx.refresh(store)
+    code = 4  # SEARCH_KINDS.index("observation")
+    live = [d for d in range(len(idx.kinds)) if d not in idx.dead and idx.kinds[d] == code]
+    want = sorted(live, key=lambda d: (idx.ts[d], d), reverse=True)
+    assert list(newest(idx, code)) == want
+
+
+def test_counts_kept_record_by_record_equal_a_recount(store: Store) -> None:
+    ids = _store_with(store, 40, 5)
+    idx = open_index(store)
+    for rid in ids[:10]:
+        store.revise(rid, {"status": "discarded"})
+    idx = load(store.root)
+    assert idx is not None
+    idx.refresh(store)
+    kept, counted = idx.aggregates(), Aggregates.count(idx)
+    assert kept.state() == counted.state()
+    assert idx.total_length() == sum(idx.dl[d] for d in range(len(idx.kinds)) if d not in idx.dead)
+
+
+def test_the_neighbour_byte_covers_every_pair_recall_passes_scores_between(
+    store: Store,
+) -> None:
+    _store_with(store, 80, 6)
+    idx = open_index(store)
+    for d in range(len(idx.kinds)):
+        for step in (-1, 1):
+            other = signals.neighbour(idx, d, step)
+            if other >= 0:
+                assert idx.nb[d] and idx.nb[other], (d, other)
+    linked = Counter(idx.nb)
+    assert linked[1] >= 6 and linked[0] > 0  # the fixture has both
+    assert any(signals.neighbour(idx, d, 1) >= 0 for d in range(len(idx.kinds)))
