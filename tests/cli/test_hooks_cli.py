@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shlex
 import subprocess
 import sys
@@ -421,9 +422,19 @@ def corrupt_root(root: Path) -> Path:
     return root
 
 
-def run_hook(event: str, data: str, stdin: bytes, tmp_path: Path) -> tuple[float, Any]:
+# The hook's 0.9 s alarm is measured in bench/hooks.py; a test, which may share the
+# machine with others, checks what no load can blur: the hook's own work (its CPU time,
+# process start included) stays under WORK seconds, and it waits on nothing (a lock wait
+# would take LORE_LOCK_TIMEOUT, 60 s here) for HANG seconds of wall clock.
+WORK, HANG = 1.5, 10.0
+
+
+def run_hook(event: str, data: str, stdin: bytes, tmp_path: Path) -> tuple[float, float, Any]:
+    """Run the hook as the agent does: (wall seconds, CPU seconds, the finished process)."""
     env = {**os.environ, "LORE_DATA_DIR": data, "HOME": str(tmp_path / "home")}
+    env["LORE_LOCK_TIMEOUT"] = "60"
     env.pop("LORE_SESSION_ID", None)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "lore", "hooks", "run", event],
@@ -431,16 +442,20 @@ def run_hook(event: str, data: str, stdin: bytes, tmp_path: Path) -> tuple[float
         env=env,
         cwd=tmp_path / "work",
         capture_output=True,
-        timeout=20,
+        timeout=60,
         check=False,
     )
-    return time.monotonic() - started, done
+    elapsed = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return elapsed, cpu, done
 
 
-def check_quiet_success(event: str, elapsed: float, done: Any) -> None:
+def check_quiet_success(event: str, elapsed: float, cpu: float, done: Any) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr == b""
-    assert elapsed < 1.5, f"{event} took {elapsed:.2f}s"
+    assert cpu < WORK, f"{event} worked {cpu:.2f}s"
+    assert elapsed < HANG, f"{event} took {elapsed:.2f}s"
     if done.stdout:  # only session-start prints, and then exactly the hook's JSON
         assert event == "session-start"
         out = json.loads(done.stdout)
@@ -469,11 +484,11 @@ def test_hooks_never_fail_whatever_the_data_root(tmp_path: Path, state: str, eve
         {"session_id": CLAUDE_SESSION, "transcript_path": str(tmp_path / "t.jsonl"), "cwd": "/"}
     ).encode()
     try:
-        elapsed, done = run_hook(event, str(data), stdin, tmp_path)
+        elapsed, cpu, done = run_hook(event, str(data), stdin, tmp_path)
     finally:
         if state == "unreadable":
             data.chmod(0o700)
-    check_quiet_success(event, elapsed, done)
+    check_quiet_success(event, elapsed, cpu, done)
     if event == "session-start" and state in ("missing", "corrupt"):
         assert done.stdout  # nothing or garbage to read: the agent still gets its context
 
@@ -485,8 +500,8 @@ def test_hooks_never_fail_whatever_the_data_root(tmp_path: Path, state: str, eve
 def test_hooks_never_fail_whatever_the_stdin(
     tmp_path: Path, data_dir: Path, event: str, stdin: bytes
 ) -> None:
-    elapsed, done = run_hook(event, str(data_dir), stdin, tmp_path)
-    check_quiet_success(event, elapsed, done)
+    elapsed, cpu, done = run_hook(event, str(data_dir), stdin, tmp_path)
+    check_quiet_success(event, elapsed, cpu, done)
 
 
 def test_a_hook_out_of_time_warms_the_index_in_a_detached_process(
