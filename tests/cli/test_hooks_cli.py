@@ -21,7 +21,6 @@ import orjson
 import pytest
 from click.testing import Result
 
-from lore.cli import hooks as cli_hooks
 from lore.cli._app import this_lore
 from lore.ingest.ids import record_id
 
@@ -31,9 +30,7 @@ SESSION_ID = "session-" + CLAUDE_SESSION.replace("-", "")
 
 
 @pytest.fixture(autouse=True)
-def roomy(monkeypatch: pytest.MonkeyPatch) -> None:
-    # In-process runs share a loaded test machine: the 0.9 s alarm is for real hooks.
-    monkeypatch.setattr(cli_hooks, "HOOK_SECONDS", 30.0)
+def hook_env(monkeypatch: pytest.MonkeyPatch) -> None:
     # The hook exports the payload's session id; let monkeypatch undo that afterwards.
     monkeypatch.setenv("LORE_SESSION_ID", "")
 
@@ -504,6 +501,32 @@ def test_hooks_never_fail_whatever_the_stdin(
     check_quiet_success(event, elapsed, cpu, done)
 
 
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        (None, 0.9),
+        ("", 0.9),
+        ("2.5", 2.5),
+        ("30", 30.0),
+        ("0", 0.9),
+        ("-1", 0.9),
+        ("inf", 0.9),
+        ("nan", 0.9),
+        ("soon", 0.9),
+    ],
+)
+def test_lore_hook_seconds_sets_the_deadline_or_is_ignored(
+    monkeypatch: pytest.MonkeyPatch, value: str | None, seconds: float
+) -> None:
+    from lore.sessions.hook_events import hook_seconds
+
+    if value is None:
+        monkeypatch.delenv("LORE_HOOK_SECONDS")
+    else:
+        monkeypatch.setenv("LORE_HOOK_SECONDS", value)
+    assert hook_seconds() == seconds
+
+
 def test_a_hook_out_of_time_warms_the_index_in_a_detached_process(
     run: Run, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -512,7 +535,7 @@ def test_a_hook_out_of_time_warms_the_index_in_a_detached_process(
     import lore.sessions.resume
 
     run("observe", "something")
-    monkeypatch.setattr(cli_hooks, "HOOK_SECONDS", 0.05)
+    monkeypatch.setenv("LORE_HOOK_SECONDS", "0.05")
 
     def slow(*_: Any, **__: Any) -> Any:
         time.sleep(2)  # a cold index build on a big store
@@ -538,7 +561,7 @@ def test_a_hook_out_of_time_beside_an_index_starts_no_rebuild(
 
     import lore.sessions.resume
 
-    monkeypatch.setattr(cli_hooks, "HOOK_SECONDS", 0.05)
+    monkeypatch.setenv("LORE_HOOK_SECONDS", "0.05")
     monkeypatch.setattr(lore.sessions.resume, "resume", lambda *_, **__: time.sleep(2))
     started: list[Any] = []
     monkeypatch.setattr(subprocess_mod, "Popen", lambda args, **kw: started.append(args))

@@ -14,7 +14,6 @@ import orjson
 import pytest
 from click.testing import Result
 
-from lore.cli import hooks as cli_hooks
 from lore.recall import prompt as prompt_rules
 
 Run = Callable[..., Result]
@@ -24,8 +23,7 @@ FIXTURES = Path(__file__).parent.parent / "fixtures" / "hooks"
 
 
 @pytest.fixture(autouse=True)
-def roomy(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli_hooks, "HOOK_SECONDS", 30.0)
+def hook_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LORE_SESSION_ID", "")
     monkeypatch.delenv("LORE_HOOKS_PAUSE", raising=False)
 
