@@ -247,9 +247,11 @@ def test_a_sync_killed_mid_rebase_is_recovered_and_writes_wait_for_it(
     lore(run, a, "remember", "Use uv because: fast")
     lore(run, a, "sync")
     mine = {lore(run, b, "observe", f"b note {i}")["id"] for i in range(3)}
-    # A hook that hangs once git has started the rebase, so the kill lands inside it.
+    # A hook that hangs once git has started the rebase, so the kill lands inside it (and
+    # not, on a slow machine, in git writing its index: the hook says when it runs).
     hook = b / ".git" / "hooks" / "post-checkout"
-    hook.write_text("#!/bin/sh\nsleep 60\n")
+    started = tmp_path / "hook-started"
+    hook.write_text(f"#!/bin/sh\n: > '{started}'\nsleep 60\n")
     hook.chmod(0o755)
     env = {**os.environ, "LORE_DATA_DIR": str(b)}
     proc = subprocess.Popen(
@@ -259,9 +261,10 @@ def test_a_sync_killed_mid_rebase_is_recovered_and_writes_wait_for_it(
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    deadline = time.monotonic() + 30
-    while not (b / ".git" / "rebase-merge").exists() and time.monotonic() < deadline:
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
+    assert started.exists(), "the rebase never reached the hook"
     assert (b / ".git" / "rebase-merge").exists(), "the rebase never started"
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(10)
