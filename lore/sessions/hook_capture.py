@@ -29,7 +29,7 @@ def record_failure(
     one session, and a failure's id belongs to one session), so a repeat appends one
     revision of ``occurrences`` instead of reading the failures log: on a big store that
     read alone would take most of a second."""
-    from lore.ingest.extract import hook_failure
+    from lore.ingest.extract import hook_agent, hook_failure
     from lore.ingest.ids import record_id
 
     session = payload.get("session_id")
@@ -38,8 +38,9 @@ def record_failure(
     failed = hook_failure(payload)
     if failed is None:
         return None, "not a failed shell command"
-    # The scope ``lore ingest`` derives a Claude Code session's ids from (lore.ingest.usecase).
-    fid = record_id("fail", f"claude:{session}", failed.key)
+    # The scope ``lore ingest`` derives the session's ids from (lore.ingest.usecase), so the
+    # hook and an ingestion of the agent's session file meet in one record.
+    fid = record_id("fail", f"{hook_agent(payload)}:{session}", failed.key)
     local = store.root.local
     with hook_state.updating(local, session) as state:
         commands = state.setdefault("commands", {})
