@@ -234,9 +234,11 @@ def _integrate(root: Path, mode: str) -> None:
     marker = where / SYNC_MARKER if where is not None else None
     if marker is not None:
         marker.write_text(f"{mode}\n", encoding="utf-8")
-    from lore.git.mergemap import driver_config
+    from lore.git import mergedoc, mergemap
 
-    drivers = driver_config()  # projects.yaml merges by entry (lore.git.mergemap)
+    # projects.yaml merges by entry (lore.git.mergemap), a goal by field and criterion
+    # (lore.git.mergedoc)
+    drivers = [*mergemap.driver_config(), *mergedoc.driver_config()]
     if mode == "merge":
         done = git(root, *drivers, "merge", "-q", "--no-edit", "@{upstream}", check=False)
         abort = ("merge", "--abort")
