@@ -130,6 +130,58 @@ def test_the_rule_of_three_names_the_pitfall(run: Run) -> None:
     )
 
 
+def test_a_failure_whose_first_write_failed_is_recorded_by_the_next(
+    run: Run, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first write timed out (a `lore sync` held the root's lock): the session's state
+    # counted the command all the same, and the repeats then only tried to raise the
+    # occurrences of a record that did not exist, so nothing was ever recorded.
+    import lore.capture.core as capture_core
+    from lore.errors import LockTimeoutError
+
+    real = capture_core.capture
+    calls = []
+
+    def busy_once(*args: Any, **kwargs: Any) -> Any:
+        calls.append(kwargs.get("record_id"))
+        if len(calls) == 1:
+            raise LockTimeoutError("lore sync is running git there")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(capture_core, "capture", busy_once)
+    command = "pytest -q tests/test_client.py"
+    assert hook(run, failing(command)) is None
+    assert failures(data_dir) == []
+    assert hook(run, failing(command)) is None
+    (record,) = failures(data_dir)
+    assert (record["tool"], record["occurrences"]) == (command, 2)
+    told = hook(run, failing(command))
+    assert told.startswith(
+        "lore: Rule of Three: 3rd failure of type TestFailure in this session (1 in lore)."
+    )
+    (record,) = failures(data_dir)
+    assert record["occurrences"] == 3
+
+
+def test_the_rule_of_three_never_counts_in_lore_what_lore_does_not_hold(
+    run: Run, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import lore.capture.core as capture_core
+    from lore.errors import LockTimeoutError
+
+    def busy(*args: Any, **kwargs: Any) -> Any:
+        raise LockTimeoutError("lore sync is running git there")
+
+    monkeypatch.setattr(capture_core, "capture", busy)
+    for n in range(2):
+        assert hook(run, failing(f"pytest -q tests/test_{n}.py")) is None
+    told = hook(run, failing("pytest -q tests/test_2.py"))
+    assert told.startswith(  # before: "(3 in lore)", with nothing in lore
+        "lore: Rule of Three: 3rd failure of type TestFailure in this session (0 in lore)."
+    )
+    assert failures(data_dir) == []
+
+
 def test_paused_the_failure_is_recorded_but_nothing_told(
     run: Run, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
