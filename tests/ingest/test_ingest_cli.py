@@ -198,6 +198,25 @@ def test_a_grown_file_is_read_from_where_it_stopped(
     assert session["digest"]["files"] == ["src/protocol_processor/nodes/ordinal_resolve.py"]
 
 
+def test_a_line_still_being_written_over_two_runs_keeps_the_place(
+    run: Any, data_dir: Path, tmp_path: Path
+) -> None:
+    """A run that finds only the same half-written line reads nothing and leaves the
+    watermark where it was: the next run goes on from there, not from the start."""
+    lines = (FIXTURES / "claude-medgemma.jsonl").read_bytes().splitlines(keepends=True)
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"".join(lines[:5]) + lines[5][:40])
+    assert ingest(run, str(path))["files"][0]["lines"] == [1, 5]
+    before = {p: p.read_bytes() for p in data_dir.rglob("*") if p.is_file()}
+    again = ingest(run, str(path))["files"][0]
+    assert (again["read"], again["lines"]) == ("grown", None)
+    assert {p: p.read_bytes() for p in data_dir.rglob("*") if p.is_file()} == before
+    path.write_bytes(b"".join(lines[:17]))
+    third = ingest(run, str(path))["files"][0]
+    assert (third["read"], third["lines"]) == ("grown", [6, 17])
+    assert len(third["failures"]["new"]) == 2
+
+
 @pytest.mark.parametrize("change", ["replaced", "truncated", "rewritten"])
 def test_a_replaced_or_truncated_file_is_read_again_without_duplicates(
     run: Any, data_dir: Path, tmp_path: Path, change: str
