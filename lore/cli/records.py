@@ -121,7 +121,10 @@ def render_record(
     for key, value in data.items():
         if key == "id" or value in (None, "", [], {}):
             continue
-        echo(f"  {key}: {_render_value(value)}")
+        first, *rest = _render_value(value).split("\n")
+        echo(f"  {key}: {first}")
+        for line in rest:  # indented under the value, never read as another field
+            echo(f"    {line}")
     if history:
         echo("history:")
         for line in history:
