@@ -88,6 +88,29 @@ def test_search_then_open_a_record(browser: Any, served: Served) -> None:
     shot(browser, served, "record", full=True)
 
 
+def test_the_search_box_follows_back_and_forward(browser: Any, served: Served) -> None:
+    """With the focus in the search box (where the page puts it), Back shows the earlier
+    search's words in the box, not the words of the results that were replaced."""
+    browser.viewport(1280, 860)
+    open_page(
+        browser,
+        served,
+        "#/search?q=redis",
+        "document.querySelector('.results[data-query=\"redis\"]')",
+    )
+    browser.click("#q")
+    browser.goto(served.url + "#/search?q=postgres&kind=decision&limit=50")
+    browser.wait("document.querySelector('.results[data-query=\"postgres\"]')")
+    form = "[...new FormData(document.querySelector('form.search')).entries()].join(' ')"
+    assert (
+        browser.eval(form) == "q,postgres kind,decision project, tag, since, until, all, limit,50"
+    )
+    assert browser.eval("document.activeElement.id") == "q"
+    browser.eval("history.back()")
+    browser.wait("document.querySelector('.results[data-query=\"redis\"]')")
+    assert browser.eval(form) == "q,redis project, tag, since, until, all, limit,20"
+
+
 def test_walk_the_timeline_from_a_year_to_a_day_and_back(browser: Any, served: Served) -> None:
     open_page(browser, served, "#/timeline", "document.querySelector('.periods')")
     assert text(browser, "h1").startswith("All time")
