@@ -359,3 +359,37 @@ def test_text_contrast_and_the_keyboard(browser: Any, served: Served, scheme: st
     browser.key("Enter")
     browser.wait("location.hash === '#/record/dec-ui-celery' && document.querySelector('#history')")
     assert browser.eval("document.activeElement.tagName") == "H1"  # focus moved to the page
+
+
+def test_a_long_provenance_is_read_only_when_asked(browser: Any, served: Served) -> None:
+    """A session's provenance is its whole transcript: the page names it and reads the
+    lines only when the person opens them (a real one is 800 lines, 70,000 pixels)."""
+    from lore.components.transfer import Session
+    from lore.store.core import Store
+
+    transcript = served.root.parent / "long-session.jsonl"
+    transcript.write_text(
+        "".join(
+            json.dumps({"type": "user", "message": {"role": "user", "content": f"step {n}"}}) + "\n"
+            for n in range(1, 301)
+        )
+    )
+    Store(served.root).add(
+        [
+            Session(
+                id="session-ui-long",
+                timestamp="2024-01-02T10:00:00.000000Z",
+                status="closed",
+                message="A long ingested session.",
+                source="ingest",
+                provenance={"transcript": str(transcript), "session": "long", "lines": [1, 300]},
+            )
+        ]
+    )
+    open_page(browser, served, "#/record/session-ui-long", "document.querySelector('#provenance')")
+    assert text(browser, "#provenance summary") == "Show the 300 transcript lines"
+    assert browser.eval("document.querySelectorAll('#provenance .transcript li').length") == 0
+    assert browser.eval("document.documentElement.scrollHeight") < 3000
+    browser.click("#provenance summary")
+    browser.wait("document.querySelectorAll('#provenance .transcript li').length === 300")
+    assert texts(browser, "#provenance .transcript li")[299].startswith("300")
