@@ -291,6 +291,12 @@ def test_a_phone_width_reads_without_sideways_scrolling(browser: Any, served: Se
             open_page(browser, served, route, "document.querySelector('main h1')")
             browser.wait("!document.querySelector('main[aria-busy]')")
             assert browser.eval("document.documentElement.scrollWidth") <= 390, route
+        # The graph scrolls inside its own box, the page does not.
+        open_page(browser, served, "#/graph/dec-ui-redis", "document.querySelector('.lg-focus')")
+        assert browser.eval("document.documentElement.scrollWidth") <= 390
+        box = "document.querySelector('#graph-canvas')"
+        assert browser.eval(f"{box}.getBoundingClientRect().right") <= 390
+        assert browser.eval(f"{box}.scrollWidth > {box}.clientWidth")
         shot(browser, served, "phone-queues")
     finally:
         browser.viewport(1280, 860)
