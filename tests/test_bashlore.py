@@ -406,6 +406,10 @@ def test_a_credential_in_a_record_is_refused_by_the_secrets_gate(
     ("args", "message"),
     [
         (["import", "--from", "bash-lore", "nowhere"], "no such directory: nowhere"),
+        (
+            ["import", "--from", "bash-lore", str(FIXTURE / "journal/data/decisions.jsonl")],
+            "decisions.jsonl is a file, not a directory: give the directory LORE_DATA_DIR",
+        ),
         (["import", "--from", "bash-lore", "."], "is not a bash-lore data root"),
         (["import", "--from", "bash-lore", str(FIXTURE), "--skip-invalid"], "always skips"),
         (["import", "--from", "bash-lore", "-"], "takes a directory"),
