@@ -68,7 +68,7 @@ def show_cmd(app: App, record_id: str, history: bool, source: bool, as_json: boo
     present only when there is some). With --source, a record `lore ingest` wrote
     is followed by the transcript lines its provenance names, readable (--json: a
     "source_lines" object); a record without provenance is refused (exit 4), a transcript
-    that is gone is exit 3.
+    that is gone (or now shorter than the lines named) is exit 3.
     """
     from lore.errors import NotFoundError
     from lore.usecases.core import show

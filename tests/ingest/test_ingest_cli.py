@@ -393,6 +393,13 @@ def test_show_source_prints_the_lines_readably(run: Any, tmp_path: Path) -> None
         4,
         f"lore: error: {no_source} has no provenance: it was not ingested from a transcript\n",
     )
+    path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:4]))
+    cut = run("show", push["id"], "--source")  # truncated since: the lines are not there
+    assert (cut.exit_code, cut.stderr) == (
+        3,
+        f"lore: error: {path}: the transcript has 4 lines now, not lines 6-7: it was "
+        "truncated or replaced since it was ingested\n",
+    )
     path.unlink()
     gone = run("show", push["id"], "--source")
     assert gone.exit_code == 3 and "cannot read the transcript" in gone.stderr
