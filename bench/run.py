@@ -902,7 +902,8 @@ def main(argv: list[str] | None = None) -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         report = render(bench, elapsed)
         old = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-        for name in ("mcp-bench", "ui-bench", "ingest-bench"):  # bench/mcp_server.py's, ui.py's, ingest.py's
+        # bench/mcp_server.py's, ui.py's, ingest.py's and hooks.py's sections
+        for name in ("mcp-bench", "ui-bench", "ingest-bench", "hooks-bench"):
             begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
             if begin in old and end in old:  # kept as they were
                 report += "\n" + old[old.index(begin) : old.index(end) + len(end)] + "\n"

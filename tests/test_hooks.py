@@ -38,8 +38,36 @@ ORIGINAL: dict[str, Any] = {
 }
 
 
-def ours(event: str) -> dict[str, Any]:
-    return {"hooks": [{"type": "command", "command": hook_command(LORE, event), "timeout": 10}]}
+ALL = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PreCompact",
+    "Stop",
+    "SessionEnd",
+]
+
+
+def ours(event: str, lore: str = LORE, data_dir: str | None = None) -> dict[str, Any]:
+    command = hook_command(lore, event, data_dir)
+    group: dict[str, Any] = {"matcher": "Bash"} if event.startswith("post-tool-use") else {}
+    group["hooks"] = [{"type": "command", "command": command, "timeout": 10}]
+    return group
+
+
+def everything(lore: str = LORE, data_dir: str | None = None) -> dict[str, Any]:
+    """The hooks install writes into an empty settings file."""
+    names = [
+        "session-start",
+        "user-prompt-submit",
+        "post-tool-use",
+        "post-tool-use-failure",
+        "pre-compact",
+        "stop",
+        "session-end",
+    ]
+    return {claude: [ours(name, lore, data_dir)] for claude, name in zip(ALL, names)}
 
 
 def backups(settings: Path) -> list[Path]:
@@ -58,6 +86,10 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_hook_command_quotes_the_binary() -> None:
     assert hook_command(LORE, "pre-compact") == "'/opt/lore env/bin/lore' hooks run pre-compact"
+    assert (
+        hook_command(LORE, "stop", "/data/my lore")
+        == "'/opt/lore env/bin/lore' --data-dir '/data/my lore' hooks run stop"
+    )
 
 
 def test_install_adds_our_hooks_and_keeps_everything_else(settings: Path) -> None:
@@ -66,7 +98,8 @@ def test_install_adds_our_hooks_and_keeps_everything_else(settings: Path) -> Non
     (backup,) = backups(settings)
     assert result == {
         "settings": str(settings),
-        "added": ["SessionStart", "PreCompact", "SessionEnd"],
+        "added": ALL,
+        "updated": [],
         "backup": str(backup),
     }
     assert backup.name == "settings.json.lore-backup-20260304T050607"
@@ -77,8 +110,11 @@ def test_install_adds_our_hooks_and_keeps_everything_else(settings: Path) -> Non
         "hooks": {
             "SessionStart": [*ORIGINAL["hooks"]["SessionStart"], ours("session-start")],
             "PreToolUse": ORIGINAL["hooks"]["PreToolUse"],
-            "Stop": [],
+            "Stop": [ours("stop")],
             "SessionEnd": [*ORIGINAL["hooks"]["SessionEnd"], ours("session-end")],
+            "UserPromptSubmit": [ours("user-prompt-submit")],
+            "PostToolUse": [ours("post-tool-use")],
+            "PostToolUseFailure": [ours("post-tool-use-failure")],
             "PreCompact": [ours("pre-compact")],
         },
     }
@@ -91,9 +127,46 @@ def test_install_adds_our_hooks_and_keeps_everything_else(settings: Path) -> Non
 def test_install_twice_changes_nothing(settings: Path) -> None:
     install(settings, LORE)
     installed = settings.read_bytes()
-    assert install(settings, LORE) == {"settings": str(settings), "added": [], "backup": None}
+    assert install(settings, LORE) == {
+        "settings": str(settings),
+        "added": [],
+        "updated": [],
+        "backup": None,
+    }
     assert settings.read_bytes() == installed
     assert len(backups(settings)) == 1
+
+
+def test_install_keeps_the_data_root_and_replaces_an_older_entry(settings: Path) -> None:
+    install(settings, "/old/lore")
+    result = install(settings, LORE, "/data/root")
+    assert (result["added"], result["updated"]) == ([], ALL)
+    data = orjson.loads(settings.read_bytes())
+    # One lore entry per event, running this lore on that root; the user's own stay first.
+    assert data["hooks"]["SessionStart"] == [
+        *ORIGINAL["hooks"]["SessionStart"],
+        ours("session-start", LORE, "/data/root"),
+    ]
+    assert data["hooks"]["PostToolUseFailure"] == [
+        ours("post-tool-use-failure", LORE, "/data/root")
+    ]
+    assert install(settings, LORE, "/data/root")["updated"] == []
+    uninstall(settings)
+    assert orjson.loads(settings.read_bytes()) == {
+        **ORIGINAL,
+        "hooks": {k: v for k, v in ORIGINAL["hooks"].items() if k != "Stop"},
+    }
+
+
+def test_install_moves_a_lore_entry_out_of_a_shared_group(settings: Path) -> None:
+    data = orjson.loads(settings.read_bytes())
+    old = {"type": "command", "command": hook_command("/old/lore", "post-tool-use")}
+    mine = {"type": "command", "command": "audit.sh"}
+    data["hooks"]["PostToolUse"] = [{"matcher": "*", "hooks": [mine, old]}]
+    settings.write_bytes(orjson.dumps(data))
+    install(settings, LORE)
+    after = orjson.loads(settings.read_bytes())["hooks"]["PostToolUse"]
+    assert after == [{"matcher": "*", "hooks": [mine]}, ours("post-tool-use")]
 
 
 def test_uninstall_removes_exactly_what_install_added(settings: Path) -> None:
@@ -102,36 +175,32 @@ def test_uninstall_removes_exactly_what_install_added(settings: Path) -> None:
     result = uninstall(settings)
     # Same second as the install's backup: a second file, the first one kept intact.
     first, second = backups(settings)
-    assert result == {
-        "settings": str(settings),
-        "removed": ["SessionStart", "PreCompact", "SessionEnd"],
-        "backup": str(second),
-    }
+    assert result == {"settings": str(settings), "removed": ALL, "backup": str(second)}
     assert second.name == "settings.json.lore-backup-20260304T050607-1"
     assert orjson.loads(first.read_bytes()) == ORIGINAL
     assert second.read_bytes() == installed
-    # Left as they were: the empty "Stop" list and the empty "other" group are not ours.
-    assert orjson.loads(settings.read_bytes()) == ORIGINAL
+    # Left as they were: the empty "other" group is not ours. The "Stop" list that was
+    # empty before install held only lore's group: emptied again, it goes.
+    assert orjson.loads(settings.read_bytes()) == {
+        **ORIGINAL,
+        "hooks": {k: v for k, v in ORIGINAL["hooks"].items() if k != "Stop"},
+    }
     assert uninstall(settings) == {"settings": str(settings), "removed": [], "backup": None}
     assert len(backups(settings)) == 2
 
 
 def test_uninstall_finds_our_hooks_whatever_the_lore_path(settings: Path) -> None:
-    install(settings, "/somewhere/else/lore")
+    install(settings, "/somewhere/else/lore", "/some/root")
     uninstall(settings)
-    assert orjson.loads(settings.read_bytes()) == ORIGINAL
+    assert orjson.loads(settings.read_bytes())["hooks"] == {
+        k: v for k, v in ORIGINAL["hooks"].items() if k != "Stop"
+    }
 
 
 def test_uninstall_drops_only_the_structures_it_emptied(tmp_path: Path) -> None:
     settings = tmp_path / "settings.json"
     assert install(settings, LORE)["backup"] is None  # no file yet: nothing to back up
-    assert orjson.loads(settings.read_bytes()) == {
-        "hooks": {
-            "SessionStart": [ours("session-start")],
-            "PreCompact": [ours("pre-compact")],
-            "SessionEnd": [ours("session-end")],
-        }
-    }
+    assert orjson.loads(settings.read_bytes()) == {"hooks": everything()}
     data = orjson.loads(settings.read_bytes())
     data["hooks"]["PreCompact"][0]["hooks"].append({"type": "command", "command": "mine.sh"})
     settings.write_bytes(orjson.dumps(data))

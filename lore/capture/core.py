@@ -18,6 +18,7 @@ from lore.capture.build import (
 from lore.capture.checks import (
     check,
     check_references,
+    exists,
     find_duplicate,
 )
 from lore.errors import DuplicateError, InvalidInputError, UsageError
@@ -92,7 +93,7 @@ def capture(
     contradicting = name == "decision" and len(record.entities) >= 2  # type: ignore[attr-defined]
 
     def guard() -> None:
-        if record_id is not None and store.find(record_id) is not None:
+        if record_id is not None and exists(store, name, record_id):
             raise DuplicateError(f"a record {record_id} already exists", existing_id=record_id)
         if not force:
             # The decision being superseded is meant to read alike: it is not a duplicate.

@@ -129,7 +129,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "concepts:concepts_cmd",
         "List concepts, propose new ones from clusters of similar records, promote them.",
     ),
-    "hooks": ("hooks:hooks_cmd", "Install or remove the Claude Code hooks (and run them)."),
+    "hooks": ("hooks:hooks_cmd", "Install, remove, run and pause the agent hooks."),
     "mcp": ("mcp:mcp_cmd", "Run lore as an MCP server on stdio (for coding agents)."),
     "ui": (
         "ui:ui_cmd",

@@ -31,6 +31,13 @@ pass_app = click.make_pass_decorator(App)
     is_flag=True,
     help="Every project's sessions, not only this repository's.",
 )
+@click.option(
+    "--no-new-session",
+    "no_new_session",
+    is_flag=True,
+    help="Update a session's record when there is one, never make one (what the hooks "
+    "run: their automatic handoff is the session's record).",
+)
 @json_option
 @pass_app
 def ingest_cmd(
@@ -40,6 +47,7 @@ def ingest_cmd(
     since: str | None,
     dry_run: bool,
     everything: bool,
+    no_new_session: bool,
     as_json: bool,
 ) -> None:
     """Learn from agent sessions: failures, candidates and digests from transcripts.
@@ -58,7 +66,13 @@ def ingest_cmd(
     from lore.ingest.usecase import ingest
 
     doc = ingest(
-        app.store, list(paths), agent=agent, since=since, dry_run=dry_run, everything=everything
+        app.store,
+        list(paths),
+        agent=agent,
+        since=since,
+        dry_run=dry_run,
+        everything=everything,
+        new_session=not no_new_session,
     )
     for report in doc["files"]:
         for item in report.get("withheld") or []:

@@ -39,8 +39,12 @@ def ingest(
     since: str | None = None,
     dry_run: bool = False,
     everything: bool = False,
+    new_session: bool = True,
 ) -> dict[str, Any]:
-    """Ingest transcripts; the report says per file what was read and written."""
+    """Ingest transcripts; the report says per file what was read and written.
+    ``new_session=False`` (the agent hooks, whose automatic handoff is the session's
+    record) updates a session's record when there is one but never makes one, so it
+    never buries the agent's own handoff."""
     if agent is not None and agent not in AGENTS:
         raise UsageError(f"unknown agent {agent!r}: use one of {', '.join(AGENTS)}")
     if paths and everything:
@@ -58,7 +62,10 @@ def ingest(
     rules: dict[str, dict[str, Any]] = {}
     foreign = 0
     for target in targets:
-        report = _one(store, target, local, top, start, dry_run, sniffed.get(target.path))
+        report = _one(
+            store, target, local, top, start, dry_run, sniffed.get(target.path),
+            new_session=new_session,
+        )  # fmt: skip
         if report is FOREIGN:
             foreign += 1
         if not report:
@@ -133,6 +140,8 @@ def _one(
     start: float | None,
     dry_run: bool,
     known: tuple[str, bool] | None,
+    *,
+    new_session: bool = True,
 ) -> dict[str, Any] | None:
     """Read one transcript and write what it shows; None when it is not this repository's
     (or not a transcript, in a folder)."""
@@ -164,12 +173,18 @@ def _one(
     agent = found[0]
     whole = found[1] or (agent == "gemini" and path.suffix == ".json")
     if dry_run:
-        return _read(store, path, agent, whole, mark, stat, start, dry_run, mark_file)
+        return _read(
+            store, path, agent, whole, mark, stat, start, dry_run, mark_file,
+            new_session=new_session,
+        )  # fmt: skip
     from lore.storage.lock import locked
 
     with locked(mark_file):
         mark = watermark.load(mark_file)
-        return _read(store, path, agent, whole, mark, stat, start, dry_run, mark_file)
+        return _read(
+            store, path, agent, whole, mark, stat, start, dry_run, mark_file,
+            new_session=new_session,
+        )  # fmt: skip
 
 
 def _read(
@@ -182,6 +197,8 @@ def _read(
     start: float | None,
     dry_run: bool,
     mark_file: Path,
+    *,
+    new_session: bool = True,
 ) -> dict[str, Any]:
     from lore.ingest import transcript
     from lore.ingest.digest import digest_of
@@ -209,7 +226,8 @@ def _read(
     ids = {key: entry["id"] for key, entry in state.failures.items() if "id" in entry}
     digest = digest_of(state, agent, base=ctx.base, cwd=session.cwd, ids=ids)
     record = None
-    if not session.side:
+    known = new_session or (ctx.lore_session is not None and store.find(ctx.lore_session))
+    if not session.side and known:
         captured = {"failure": list(ids.values()), "observation": candidates}
         record = write_session(store, digest, ctx, captured, read.line)
     if not dry_run:

@@ -84,6 +84,9 @@ def write_failures(store: Store, state: SessionState, ctx: Context) -> Written:
         if fix != existing.extra.get("resolved") and (fix or failed_again):
             changes["resolved"] = fix
             resolved.extend([fid] if fix else [])
+        if getattr(existing, "provenance", None) is None:
+            # Recorded by a hook as it failed, before the transcript held it: now it does.
+            changes["provenance"] = make(ctx.transcript, ctx.session, *entry["lines"])
         if changes:
             if not ctx.dry_run:
                 store.revise(fid, changes, reason="lore ingest")
@@ -220,7 +223,9 @@ def write_session(
         "provenance": provenance,
         "captured": merged,
     }
-    automatic = existing.source in (SOURCE, "hook") or "auto" in existing.extra
+    # A hook's automatic handoff keeps its own message too: the next PreCompact or SessionEnd
+    # hook rewrites it; ingestion adds its digest, provenance and captured ids.
+    automatic = existing.source == SOURCE
     if automatic:
         changes.update(message=message, summary=fields["summary"], threads=digest.open)
         if digest.ended and existing.source == SOURCE:

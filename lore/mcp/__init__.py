@@ -26,6 +26,7 @@ TOOL_NAMES = (
     "goal_update",
     "graph_neighbors",
     "timeline",
+    "inbox",
     "ingest",
 )
 RESOURCES = ("lore://resume", "lore://record/{id}")

@@ -19,20 +19,18 @@ from lore.errors import InvalidInputError
 from lore.ingest.digest import Digest
 from lore.storage.atomic import atomic_write
 
-EVENTS = {
-    "SessionStart": "session-start",
-    "PreCompact": "pre-compact",
-    "SessionEnd": "session-end",
-}
-MARKER = "hooks run"  # every command we install contains "<lore> hooks run <event>"
+MARKER = "hooks run"  # every command we install contains "<lore> ... hooks run <event>"
 MAX_FAILED = 5  # failed commands ``auto.failed_commands`` keeps
 MAX_REQUEST_CHARS = 300  # a request in ``auto.requests`` (masked first, then cut)
 MAX_COMMAND_CHARS = 200  # a command in ``auto.failed_commands``
 GIT_SECONDS = 0.25  # each git call of an automatic handoff: the hook has 0.9 s in all
+HOOK_TIMEOUT = 10  # seconds Claude Code gives each hook (lore answers within about one)
 
 
-def hook_command(lore_bin: str, event: str) -> str:
-    return f"{shlex.quote(lore_bin)} {MARKER} {event}"
+def hook_command(lore_bin: str, event: str, data_dir: str | None = None) -> str:
+    """``<lore> [--data-dir DIR] hooks run <event>``, quoted for a shell."""
+    root = f" --data-dir {shlex.quote(data_dir)}" if data_dir else ""
+    return f"{shlex.quote(lore_bin)}{root} {MARKER} {event}"
 
 
 def load_settings(path: Path) -> dict[str, Any]:
@@ -52,48 +50,78 @@ def load_settings(path: Path) -> dict[str, Any]:
     return data
 
 
-def _ours(entry: Any, commands: set[str]) -> bool:
+def is_ours(entry: Any, name: str) -> bool:
+    """Whether a hook entry is one ``install`` wrote for lore's event ``name`` (any lore
+    path, any data root)."""
     return (
         isinstance(entry, dict)
-        and entry.get("type") == "command"
-        and entry.get("command") in commands
+        and isinstance(entry.get("command"), str)
+        and entry["command"].endswith(f" {MARKER} {name}")
     )
 
 
-def install(settings: Path, lore_bin: str) -> dict[str, Any]:
-    """Add lore's three hooks; idempotent; backs the file up before changing it."""
+def _groups(settings: Path, hooks: dict[str, Any], event: str) -> list[Any]:
+    groups = hooks.setdefault(event, [])
+    if not isinstance(groups, list):
+        raise InvalidInputError(f"{settings}: hooks.{event} is not a list", file=str(settings))
+    return groups
+
+
+def install(
+    settings: Path, lore_bin: str, data_dir: str | None = None, agent: str = "claude"
+) -> dict[str, Any]:
+    """Add lore's hooks for ``agent`` (``lore.sessions.hook_events.AGENTS``) to its
+    settings file; idempotent; an entry of lore's that runs another lore or another data
+    root is replaced. Backs the file up before changing it."""
+    from lore.sessions.hook_events import AGENTS
+
+    spec = AGENTS[agent]
     data = load_settings(settings)
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise InvalidInputError(f"{settings}: 'hooks' is not an object", file=str(settings))
-    added = []
-    for event, name in EVENTS.items():
-        command = hook_command(lore_bin, name)
-        groups = hooks.setdefault(event, [])
-        if not isinstance(groups, list):
-            raise InvalidInputError(f"{settings}: hooks.{event} is not a list", file=str(settings))
-        present = any(
-            _ours(h, {command})
-            for g in groups
-            if isinstance(g, dict)
-            for h in (g.get("hooks") or [])
-        )
-        if present:
-            continue
-        groups.append({"hooks": [{"type": "command", "command": command, "timeout": 10}]})
-        added.append(event)
-    backup = write_settings(settings, data) if added else None
-    return {"settings": str(settings), "added": added, "backup": backup}
+    added: list[str] = []
+    updated: list[str] = []
+    for theirs, name, matcher in spec.events:
+        command = hook_command(lore_bin, name, data_dir)
+        groups = _groups(settings, hooks, theirs)
+        found = [
+            (group, entry)
+            for group in groups
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+            for entry in group["hooks"]
+            if is_ours(entry, name)
+        ]
+        entry: dict[str, Any] = {"name": f"lore-{name}"} if spec.named else {}
+        entry.update(type="command", command=command, timeout=spec.timeout)
+        if len(found) == 1:
+            group, current = found[0]
+            if current == entry and group.get("matcher") == matcher:
+                continue
+        for group, current in found:
+            group["hooks"].remove(current)
+        # Only a group that held nothing but lore's entries goes away with them.
+        groups[:] = [g for g in groups if not any(g is f[0] for f in found) or g["hooks"]]
+        ours: dict[str, Any] = {"matcher": matcher} if matcher else {}
+        ours["hooks"] = [entry]
+        groups.append(ours)
+        (updated if found else added).append(theirs)
+    changed = added or updated
+    backup = write_settings(settings, data) if changed else None
+    return {"settings": str(settings), "added": added, "updated": updated, "backup": backup}
 
 
-def uninstall(settings: Path, lore_bin: str | None = None) -> dict[str, Any]:
-    """Remove exactly the hook entries lore added (any lore path), nothing else."""
+def uninstall(settings: Path, agent: str = "claude") -> dict[str, Any]:
+    """Remove exactly the hook entries lore added for ``agent`` (any lore path), nothing
+    else."""
+    from lore.sessions.hook_events import AGENTS
+
     data = load_settings(settings)
     hooks = data.get("hooks")
     removed = []
     if isinstance(hooks, dict):
-        for event, name in EVENTS.items():
-            groups = hooks.get(event)
+        for theirs, name, _ in AGENTS[agent].events:
+            groups = hooks.get(theirs)
             if not isinstance(groups, list):
                 continue
             kept_groups = []
@@ -103,15 +131,7 @@ def uninstall(settings: Path, lore_bin: str | None = None) -> dict[str, Any]:
                 if not isinstance(entries, list):
                     kept_groups.append(group)
                     continue
-                kept = [
-                    h
-                    for h in entries
-                    if not (
-                        isinstance(h, dict)
-                        and isinstance(h.get("command"), str)
-                        and h["command"].endswith(f" {MARKER} {name}")
-                    )
-                ]
+                kept = [h for h in entries if not is_ours(h, name)]
                 if len(kept) == len(entries):
                     kept_groups.append(group)  # not ours, even when empty: left as it is
                     continue
@@ -120,12 +140,12 @@ def uninstall(settings: Path, lore_bin: str | None = None) -> dict[str, Any]:
                     kept_groups.append({**group, "hooks": kept})
             if not touched:
                 continue
-            removed.append(event)
+            removed.append(theirs)
             # Only a structure we emptied goes away with our entries.
             if kept_groups:
-                hooks[event] = kept_groups
+                hooks[theirs] = kept_groups
             else:
-                hooks.pop(event, None)
+                hooks.pop(theirs, None)
         if removed and not hooks:
             data.pop("hooks", None)
     backup = write_settings(settings, data) if removed else None
@@ -205,6 +225,8 @@ def agent_handed_off(previous: Any, digest: Digest) -> bool:
     handoff" and bury the agent's note under a transcript digest.
     """
     if previous is None or "auto" in previous.extra or not digest.last_request_at:
+        return False
+    if previous.source == "ingest":  # the transcript's own digest, not the agent's handoff
         return False
     try:
         asked = clock.normalize_timestamp(digest.last_request_at)

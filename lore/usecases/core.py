@@ -166,7 +166,7 @@ def show(
     """``lore show``: the record as stored (with ``history``: ``{"record", "history"}``),
     plus ``evidence`` (the evidence records that support it) when there is some, and with
     ``source`` the transcript lines its provenance names (``source_lines``, from
-    ``lore.ingest.source``)."""
+    ``lore.ingest.source``). An imported record is found by its ``legacy_id`` too."""
     from lore.store.legacy import get
     from lore.usecases.evidence import backing
     from lore.usecases.records import record_history
@@ -207,6 +207,9 @@ def review(
     return resolve(
         store, resolve_id, outcome=outcome, lesson=lesson, force=force, allow_secret=allow_secret
     ).to_dict()
+
+
+COMPACT_TITLE = 120  # characters of a title in a compact recall
 
 
 class Recalled(NamedTuple):
@@ -299,6 +302,24 @@ def recall(
     results = [h.to_dict(explain=explain) for h in found]
     doc = {"query": text, "window": _window(text), "kinds": asked.kinds, "results": results}
     return Recalled("search", doc, found)
+
+
+def compact(recalled: Recalled) -> dict[str, Any]:
+    """A search's document with each result cut to ``{"id", "type", "title", "score"}``
+    (the title: the kind's title field, whitespace collapsed, at most COMPACT_TITLE
+    characters), for an agent that reads one record afterwards with ``show``."""
+    if recalled.mode not in ("search", "graph"):
+        raise UsageError(f"compact goes with a plain QUERY, not {recalled.mode}")
+    results = []
+    for hit in recalled.hits:
+        record = hit.record
+        title = getattr(record, record.KIND.title, None)
+        text = " ".join(title.split()) if isinstance(title, str) else ""
+        if len(text) > COMPACT_TITLE:
+            text = text[: COMPACT_TITLE - 1].rstrip() + "…"
+        score = round(hit.score, 4)
+        results.append({"id": record.id, "type": record.KIND.name, "title": text, "score": score})
+    return {**recalled.doc, "results": results}
 
 
 def _window(text: str) -> dict[str, Any] | None:

@@ -19,15 +19,18 @@ from lore.store.core import Store
 from lore.usecases.common import gate, get_kind, reply
 
 
-def list_observations(store: Store, *, status: str | None = "raw") -> list[dict[str, Any]]:
+def list_observations(
+    store: Store, *, status: str | None = "raw", tags: list[str] | tuple[str, ...] = ()
+) -> list[dict[str, Any]]:
     """Observations newest first in their latest state; ``status`` None or ``all``: every one,
     retracted ones included (each keeps its ``retracted_at``). A retracted observation was
-    withdrawn: no other status lists it."""
+    withdrawn: no other status lists it. ``tags``: only those holding every one of them."""
     wanted = check_status(status)
     found = [
         o
         for o in store.of(Observation, hidden=True)
-        if not wanted or (o.status == wanted and not o.retracted)
+        if (not wanted or (o.status == wanted and not o.retracted))
+        and all(t in o.tags for t in tags)
     ]
     found.sort(key=lambda o: (str(o.timestamp), o.id), reverse=True)
     return [o.to_dict() for o in found]

@@ -84,7 +84,12 @@ class User:
 
         def entry(kind: str, content: Any, **extra: Any) -> bytes:
             return orjson.dumps(
-                {"type": kind, "message": {"role": kind, "content": content}, **extra}
+                {
+                    "type": kind,
+                    "sessionId": CLAUDE_SESSION,
+                    "message": {"role": kind, "content": content},
+                    **extra,
+                }
             )
 
         lines = [entry("user", request, timestamp=asked_at)]
@@ -463,7 +468,8 @@ def test_a_compaction_after_the_agents_handoff_does_not_bury_it(user: User) -> N
     before = user.sessions()
     transcript = _noisy_transcript(user)
     quiet = user.hook("SessionEnd", transcript, LORE_NOW="2026-03-04T10:10:00Z", LORE_DEBUG="1")
-    assert quiet.stderr.endswith("its handoff stays the last\n")
+    # (then the ingestion of the transcript, which adds failures and candidates only)
+    assert "its handoff stays the last\n" in quiet.stderr
     assert user.sessions() == before
 
 

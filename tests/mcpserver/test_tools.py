@@ -31,6 +31,7 @@ TOOLS = {
             "explain",
             "deep",
             "graph_depth",
+            "compact",
         ],
     ),
     "remember": (
@@ -115,6 +116,23 @@ TOOLS = {
         ],
     ),
     "graph_neighbors": (True, ["id"], ["id", "relation", "direction"]),
+    "inbox": (
+        False,
+        [],
+        [
+            "action",
+            "id",
+            "to",
+            "text",
+            "fields",
+            "reason",
+            "status",
+            "tags",
+            "limit",
+            "force",
+            "allow_secret",
+        ],
+    ),
     "timeline": (True, [], ["period", "project", "kinds"]),
     "ingest": (False, [], ["paths", "agent", "since", "dry_run", "all"]),
 }
