@@ -29,7 +29,7 @@ def expand(record: dict[str, Any]) -> dict[str, Any]:
     path = Path(str(found.get("transcript")))
     first, last = found["lines"]
     try:
-        raw = path.read_bytes()
+        raw = path.read_bytes().removeprefix(b"\xef\xbb\xbf")  # an editor's byte-order mark
     except OSError as exc:
         raise NotFoundError(
             f"{path}: cannot read the transcript ({exc.strerror or exc}); it was moved or deleted",

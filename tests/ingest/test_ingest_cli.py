@@ -540,6 +540,30 @@ def test_nothing_to_ingest_says_so(run: Any, repo: Path) -> None:
     assert result.stderr == f"lore: no agent transcripts found for {repo}\n"
 
 
+def test_a_byte_order_mark_hides_no_line(run: Any, tmp_path: Path) -> None:
+    """A transcript saved by an editor with a UTF-8 byte-order mark: its first line is read
+    like the others (it was skipped as damaged)."""
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + (FIXTURES / "claude-medgemma.jsonl").read_bytes())
+    doc = ingest(run, str(path))
+    assert (doc["files"][0]["skipped_lines"], doc["files"][0]["lines"][0]) == (0, 1)
+    (session,) = records(run, "session")
+    assert session["digest"]["first_request"].startswith("No no, no mocking.")
+
+
+def test_an_empty_path_says_so(run: Any, tmp_path: Path) -> None:
+    """A PATH given that holds nothing to read is named (not "for any project", which is
+    what --all says)."""
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    (tmp_path / "folder").mkdir()
+    result = run("ingest", str(tmp_path / "empty.jsonl"), str(tmp_path / "folder"))
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == (
+        f"lore: no transcript to read in {tmp_path / 'empty.jsonl'}, {tmp_path / 'folder'}"
+        " (empty, or no .jsonl or .json transcript in a folder)\n"
+    )
+
+
 def test_a_key_pasted_after_a_long_request_is_masked_before_the_request_is_cut(
     run: Any, data_dir: Path, tmp_path: Path
 ) -> None:
