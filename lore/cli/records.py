@@ -123,8 +123,8 @@ def render_record(
             continue
         first, *rest = _render_value(value).split("\n")
         echo(f"  {key}: {first}")
-        for line in rest:  # indented under the value, never read as another field
-            echo(f"    {line}")
+        for more in rest:  # indented under the value, never read as another field
+            echo(f"    {more}")
     if history:
         echo("history:")
         for line in history:
