@@ -4,6 +4,7 @@ caches) and checked as text, JSONL log, YAML/JSON document or map, plus unknown 
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections import defaultdict
@@ -41,6 +42,9 @@ class Checker(RecordChecker):
                         if file.is_file():
                             self.known.add(file)
                             self.check_document(cls, file, storage.suffix)
+                if storage.events and (location.parent / storage.events).is_file():
+                    self.known.add(location.parent / storage.events)
+                    self.check_events(cls, location, location.parent / storage.events)
             elif location.is_file():
                 self.known.add(location)
                 if isinstance(storage, Log):
@@ -105,6 +109,7 @@ class Checker(RecordChecker):
         first_line: dict[bytes, int] = {}
         creation: dict[str, int] = {}
         revisions: dict[str, list[tuple[str, int, dict[str, Any]]]] = defaultdict(list)
+        seen_before: dict[tuple[str, int], dict[str, Any]] = {}  # each revision's "was"
         for number, obj in rows:
             key = jsonl.dumps(obj)
             if key in first_line:
@@ -121,6 +126,8 @@ class Checker(RecordChecker):
                 if isinstance(changes, dict):
                     self.check_revision(obj, rid, changes, rel, number)
                     revisions[rid].append((_order_key(obj.get("timestamp")), number, changes))
+                    was = obj.get("was")
+                    seen_before[(rid, number)] = was if isinstance(was, dict) else {}
                 continue
             if op is not None:
                 message = f"unknown _op {op!r} (read as a new record)"
@@ -145,6 +152,79 @@ class Checker(RecordChecker):
                 field_lines.update(dict.fromkeys(changes, number))
             record = cls.from_dict(state)
             self.check_record(record, rel, creation.get(rid), field_lines, revised=True)
+            for field in cls.DIVERGENT:
+                self.check_divergence(cls, rid, field, revisions[rid], seen_before, rel)
+
+    def check_divergence(
+        self,
+        cls: type[Record],
+        rid: str,
+        field: str,
+        revisions: list[tuple[str, int, dict[str, Any]]],
+        seen_before: dict[tuple[str, int], dict[str, Any]],
+        rel: str,
+    ) -> None:
+        """Warn when two revisions set ``field`` to different values and the later one did
+        not replace the earlier one's value (its ``was`` says what it replaced; a line
+        without ``was``, written before lore kept it, is taken as not having seen it):
+        two clones set it at once and the union merge kept the later silently."""
+        setting = [
+            (stamp, number, changes[field])
+            for stamp, number, changes in sorted(revisions, key=lambda r: (r[0], r[1]))
+            if field in changes
+        ]
+        choices = _choices(cls, field)
+        for (stamp_a, line_a, value_a), (stamp_b, line_b, value_b) in itertools.pairwise(setting):
+            both_valid = all(isinstance(v, str) and v in choices for v in (value_a, value_b))
+            if value_a == value_b or (choices and not both_valid):
+                continue  # the same value, or a bad value corrected (schema reports that)
+            was = seen_before.get((rid, line_b), {})
+            if field in was and was[field] == value_a:
+                continue  # set in turn: the later one replaced the earlier one's value
+            self.add(
+                WARNING,
+                "divergent-value",
+                rel,
+                line_b,
+                f"{field} was set to {value_a!r} (line {line_a}, {stamp_a}) and to "
+                f"{value_b!r} (line {line_b}, {stamp_b}) without either seeing the other "
+                f"(two clones merged); {value_b!r}, the later, is kept: set the one that is "
+                "right with a new revision",
+                rid,
+                field,
+            )
+
+    def check_events(self, cls: type[Record], folder: Path, path: Path) -> None:
+        """An events log beside a document folder: each line a JSON object naming a record
+        of the folder and an event type the kind knows."""
+        raw = self.read(path)
+        if raw is None:
+            return
+        rel = self.rel(path)
+        rows, read_issues = jsonl.parse(raw, rel)
+        for issue in read_issues:
+            code = "parse" if issue.code == "not-object" else issue.code
+            self.add(issue.severity, code, rel, issue.line, issue.message)
+        known = getattr(cls, "EVENT_TYPES", ())
+        suffix = cls.KIND.storage.suffix  # type: ignore[union-attr]
+        first_line: dict[bytes, int] = {}
+        for number, obj in rows:
+            key = jsonl.dumps(obj)
+            if key in first_line:
+                message = f"identical to line {first_line[key]} (read once)"
+                self.add(WARNING, "duplicate-line", rel, number, message)
+                continue
+            first_line[key] = number
+            rid = obj.get("id")
+            if not isinstance(rid, str) or not rid:
+                self.add(ERROR, "bad-id", rel, number, "event has no record id", None, "id")
+                continue
+            if obj.get("type") not in known:
+                message = f"unknown event type {obj.get('type')!r} (skipped on read)"
+                self.add(WARNING, "schema", rel, number, message, rid, "type")
+            if not (folder / f"{rid}{suffix}").is_file():
+                message = f"event for unknown {cls.KIND.name} {rid}"
+                self.add(ERROR, "dangling-revision", rel, number, message, rid)
 
     def check_revision(
         self, obj: dict[str, Any], rid: str, changes: dict[str, Any], rel: str, number: int
@@ -195,9 +275,13 @@ class Checker(RecordChecker):
             import orjson
 
             try:
-                data = orjson.loads(text)
+                data = orjson.loads(text.removeprefix("\ufeff"))  # a byte-order mark: not data
             except orjson.JSONDecodeError as exc:
                 self.add(ERROR, "parse", rel, exc.lineno, f"invalid JSON: {exc.msg}")
+                return None
+            if jsonl.too_deep(data):
+                message = f"nested more than {jsonl.MAX_DEPTH} levels deep; not read"
+                self.add(ERROR, "parse", rel, None, message)
                 return None
         else:
             doc = self.load_yaml(text, rel)
@@ -293,6 +377,16 @@ class Checker(RecordChecker):
 _FAILED = object()
 _JSON_POSITION = re.compile(r": line \d+ column (\d+) \(char \d+\)$")
 _FOLD_FIELDS = {"duplicate-id": "id", "schema": "set"}
+
+
+def _choices(cls: type[Record], name: str) -> set[Any]:
+    """The values a field may take (empty: any)."""
+    import dataclasses
+
+    for f in dataclasses.fields(cls):
+        if f.name == name:
+            return set(f.metadata.get("choices") or ())
+    return set()
 
 
 def _bad_lines(raw: bytes) -> dict[int, str]:

@@ -97,8 +97,10 @@ def test_review_usage_errors(run: Run, args: list[str], message: str) -> None:
 # --- resolve ------------------------------------------------------------------------
 
 
-def revision(decision_id: str, **changes: Any) -> bytes:
+def revision(decision_id: str, was: str = "pending", **changes: Any) -> bytes:
     line = {"_op": "revise", "id": decision_id, "timestamp": NOW, "set": changes}
+    if "outcome" in changes:  # the value it replaced: `lore validate` tells clones apart
+        line["was"] = {"outcome": was}
     return orjson.dumps(line)
 
 
@@ -140,9 +142,9 @@ def test_resolve_successful_raises_only_linked_patterns(run: Run, data_dir: Path
         ],
         "failure_id": None,
     }
-    assert (read_document(pattern_file(data_dir, linked))["confidence"]) == 0.6
-    assert read_document(pattern_file(data_dir, linked))["validations"] == 1
-    assert read_document(pattern_file(data_dir, capped))["confidence"] == 1.0
+    shown = ok_json(run, "show", linked)
+    assert (shown["confidence"], shown["validations"]) == (0.6, 1)
+    assert ok_json(run, "show", capped)["confidence"] == 1.0
     assert pattern_file(data_dir, unrelated).read_bytes() == before
 
 
@@ -235,7 +237,7 @@ def test_resolve_with_force(run: Run, data_dir: Path) -> None:
     data = ok_json(run, "review", "--resolve", dec, "--outcome", "revised", "--force")
     assert data["record"]["outcome"] == "revised"
     assert decisions_file(data_dir).read_bytes().splitlines()[-1] == revision(
-        dec, outcome="revised", resolved_at=NOW
+        dec, was="successful", outcome="revised", resolved_at=NOW
     )
 
 
