@@ -238,7 +238,9 @@ def _read(
                 "size": read.offset,
                 "offset": read.offset,
                 "line": read.line,
-                "last": read.last,
+                # No complete line read (only one still being written): the last line
+                # read is still the one the watermark named.
+                "last": read.last or ((mark or {}).get("last") if go_on else []),
                 "whole": whole,
                 "agent": agent,
                 "session": session.id,
