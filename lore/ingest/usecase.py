@@ -292,7 +292,7 @@ def _project(cwd: str | None) -> str | None:
         return detect_project(None)
     if cwd and Path(cwd).is_dir():
         repo = find_repo(Path(cwd))
-        return repo.top.name if repo else Path(cwd).name
+        return repo.name if repo else Path(cwd).name
     return detect_project(None) or (Path(cwd).name if cwd else None)
 
 
