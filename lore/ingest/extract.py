@@ -199,14 +199,20 @@ GEMINI_EVENTS = frozenset({"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent
 
 def hook_agent(payload: dict[str, Any]) -> str:
     """The agent that sent a hook payload: Gemini CLI (its own event names, its shell tool),
-    Codex (its ``turn_id``; a Bash result that is the output text), else Claude Code."""
+    Codex (a Bash result that is the output text; its ``turn_id``, its ``rollout-*``
+    session file), else Claude Code (whose Bash result is ``{stdout, stderr, ...}``)."""
     if payload.get("hook_event_name") in GEMINI_EVENTS or payload.get("tool_name") in (
         "run_shell_command",
     ):
         return "gemini"
-    if "turn_id" in payload or isinstance(payload.get("tool_response"), str):
+    response = payload.get("tool_response")
+    if isinstance(response, str):
         return "codex"
-    return "claude"
+    if isinstance(response, dict) and ("stdout" in response or "stderr" in response):
+        return "claude"
+    transcript = payload.get("transcript_path")
+    name = transcript.rsplit("/", 1)[-1] if isinstance(transcript, str) else ""
+    return "codex" if "turn_id" in payload or name.startswith("rollout-") else "claude"
 
 
 def hook_failure(payload: dict[str, Any]) -> Failed | None:
