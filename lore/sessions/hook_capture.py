@@ -39,8 +39,14 @@ def record_failure(
     if failed is None:
         return None, "not a failed shell command"
     # The scope ``lore ingest`` derives the session's ids from (lore.ingest.usecase), so the
-    # hook and an ingestion of the agent's session file meet in one record.
-    fid = record_id("fail", f"{hook_agent(payload)}:{session}", failed.key)
+    # hook and an ingestion of the agent's session file meet in one record. Inside a
+    # subagent Claude Code names it (``agent_id``; ``session_id`` stays the parent's), and
+    # its calls are in its own file, ``<session>/subagents/agent-<agent_id>.jsonl``.
+    scope = f"{hook_agent(payload)}:{session}"
+    agent_id = payload.get("agent_id")
+    if isinstance(agent_id, str) and agent_id.strip():
+        scope += f":agent-{agent_id.strip()}"
+    fid = record_id("fail", scope, failed.key)
     local = store.root.local
     with hook_state.updating(local, session) as state:
         commands = state.setdefault("commands", {})

@@ -271,6 +271,34 @@ def test_the_hook_and_a_later_ingestion_meet_in_one_record(
     assert len(failures(data_dir)) == 1
 
 
+def test_a_subagent_failure_meets_the_ingestion_of_its_subagent_file(
+    run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    # Inside a subagent Claude Code's hook payload carries the parent's session_id and
+    # the subagent's agent_id; `lore ingest` reads the subagent's own file
+    # (<session>/subagents/agent-<agent_id>.jsonl) under a scope of its own. Lines 1-3
+    # of claude-subagent.jsonl, with the Read that failed turned into a failing command.
+    source = FIXTURES.parent.parent / "ingest" / "fixtures" / "claude-subagent.jsonl"
+    lines = [orjson.loads(x) for x in source.read_bytes().splitlines()[:3]]
+    session, agent = lines[0]["sessionId"], lines[0]["agentId"]
+    command = "mix test test/spotter_web/live/session_live_test.exs"
+    lines[1]["message"]["content"][0].update(
+        name="Bash", input={"command": command, "description": "Run the tests"}
+    )
+    lines[2]["message"]["content"][0]["content"] = PYTEST_OUTPUT
+    folder = tmp_path / session / "subagents"
+    folder.mkdir(parents=True)
+    transcript = folder / f"agent-{agent}.jsonl"
+    transcript.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    payload = {**failing(command, session=session), "agent_id": agent, "agent_type": "Explore"}
+    assert hook(run, payload) is None
+    ingested = run("ingest", str(transcript), "--json")
+    assert ingested.exit_code == 0, ingested.stderr
+    (record,) = failures(data_dir)  # before: a second record, under the subagent's scope
+    assert record["id"] == record_id("fail", f"claude:{session}:agent-{agent}", key(command))
+    assert (record["occurrences"], record["provenance"]["lines"]) == (1, [2, 3])
+
+
 def test_a_big_backlog_is_ingested_by_a_detached_process(
     run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
