@@ -51,9 +51,10 @@ def sync(
         recovered = _recover(root)
         ensure_attributes(root)
         committed = _commit(root, message)
-    upstream = git(
+    found = git(
         root, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}", check=False
-    ).out.strip()
+    )
+    upstream = found.out.strip() if found.code == 0 else ""
     result: dict[str, Any] = {
         "ok": True,
         "root": str(root),
@@ -68,6 +69,9 @@ def sync(
     if recovered:
         result["recovered"] = recovered
     if not upstream:
+        missing = _configured_upstream(root)
+        if missing:
+            result["missing_upstream"] = missing
         return result
     remote, _, branch = upstream.partition("/")
     for _ in range(_PUSH_TRIES):
@@ -98,6 +102,19 @@ def sync(
             f"git push was rejected {_PUSH_TRIES} times: others keep pushing; run lore sync again"
         )
     return result
+
+
+def _configured_upstream(root: Path) -> str | None:
+    """``REMOTE/BRANCH`` when the current branch names an upstream that does not exist
+    (yet): what ``git clone`` of an empty repository configures."""
+    branch = git(root, "symbolic-ref", "-q", "--short", "HEAD", check=False).out.strip()
+    if not branch:
+        return None
+    remote = git(root, "config", "--get", f"branch.{branch}.remote", check=False).out.strip()
+    merge = git(root, "config", "--get", f"branch.{branch}.merge", check=False).out.strip()
+    if not remote or not merge:
+        return None
+    return f"{remote}/{merge.removeprefix('refs/heads/')}"
 
 
 def _holding(root: Path) -> Any:
@@ -217,9 +234,11 @@ def _integrate(root: Path, mode: str) -> None:
     marker = where / SYNC_MARKER if where is not None else None
     if marker is not None:
         marker.write_text(f"{mode}\n", encoding="utf-8")
-    from lore.git.mergemap import driver_config
+    from lore.git import mergedoc, mergemap
 
-    drivers = driver_config()  # projects.yaml merges by entry (lore.git.mergemap)
+    # projects.yaml merges by entry (lore.git.mergemap), a goal by field and criterion
+    # (lore.git.mergedoc)
+    drivers = [*mergemap.driver_config(), *mergedoc.driver_config()]
     if mode == "merge":
         done = git(root, *drivers, "merge", "-q", "--no-edit", "@{upstream}", check=False)
         abort = ("merge", "--abort")
