@@ -149,10 +149,12 @@ def _recover(root: Path) -> str | None:
     where = git_dir(root)
     marker = where / SYNC_MARKER if where is not None else None
     busy = unfinished(root)
+    if busy is not None and not busy[1]:
+        raise ConflictError(unfinished_message(root, busy[0], False), files=_unmerged(root))
+    if marker is not None and marker.exists():
+        _clear_stale_lock(where)  # a killed sync's git may have left its index lock
     if busy is not None:
-        operation, by_lore = busy
-        if not by_lore:
-            raise ConflictError(unfinished_message(root, operation, False), files=_unmerged(root))
+        operation = busy[0]
         aborted = git(root, operation, "--abort", check=False)
         if aborted.code != 0 and unfinished(root) is not None:
             raise LoreError(f"git {operation} --abort failed: {reason(aborted)}")
@@ -167,6 +169,33 @@ def _recover(root: Path) -> str | None:
             files=files,
         )
     return None
+
+
+def _clear_stale_lock(where: Path | None) -> None:
+    """Remove the ``index.lock`` a killed sync's git left behind, so the abort can run.
+
+    The caller holds the root's exclusive lock, so the sync that was killed is gone; on
+    Linux its git died with it (``git(..., tied=True)``), so the lock is stale. Elsewhere
+    its git may still be finishing: wait for it, and if the lock stays, say what to do.
+    """
+    from lore.git.run import DIES_WITH_LORE
+
+    lock = where / "index.lock" if where is not None else None
+    if lock is None or not lock.exists():
+        return
+    if DIES_WITH_LORE:
+        lock.unlink(missing_ok=True)
+        return
+    import time
+
+    deadline = time.monotonic() + 30
+    while lock.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if lock.exists():
+        raise LoreError(
+            f"{lock} is still there 30 s after the interrupted lore sync: if no git "
+            "process is running in this clone, delete that file and run lore sync again"
+        )
 
 
 def _unmerged(root: Path) -> list[str]:
@@ -240,10 +269,12 @@ def _integrate(root: Path, mode: str) -> None:
     # (lore.git.mergedoc)
     drivers = [*mergemap.driver_config(), *mergedoc.driver_config()]
     if mode == "merge":
-        done = git(root, *drivers, "merge", "-q", "--no-edit", "@{upstream}", check=False)
+        done = git(
+            root, *drivers, "merge", "-q", "--no-edit", "@{upstream}", check=False, tied=True
+        )
         abort = ("merge", "--abort")
     else:
-        done = git(root, *drivers, "rebase", "-q", "@{upstream}", check=False)
+        done = git(root, *drivers, "rebase", "-q", "@{upstream}", check=False, tied=True)
         abort = ("rebase", "--abort")
     try:
         if done.code == 0:
