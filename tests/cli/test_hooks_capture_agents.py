@@ -23,7 +23,6 @@ import orjson
 import pytest
 from click.testing import Result
 
-from lore.cli import hooks as cli_hooks
 from lore.ingest.ids import record_id
 from lore.ingest.shell import key
 
@@ -43,8 +42,7 @@ GEMINI_OUTPUT = (
 
 
 @pytest.fixture(autouse=True)
-def roomy(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli_hooks, "HOOK_SECONDS", 30.0)
+def hook_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LORE_SESSION_ID", "")
     monkeypatch.delenv("LORE_HOOKS_PAUSE", raising=False)
 
