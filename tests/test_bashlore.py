@@ -54,6 +54,28 @@ def _import(run: Run, root: Path = FIXTURE, *args: str) -> dict[str, Any]:
     return doc
 
 
+@pytest.fixture(scope="module")
+def imported_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fixture imported once for the module's tests that only read the result."""
+    from click.testing import CliRunner
+
+    from lore.cli import cli
+
+    base = tmp_path_factory.mktemp("bashlore")
+    env = {"HOME": str(base / "home"), "LORE_CACHE_DIR": str(base / "cache")}
+    args = ["--data-dir", str(base / "data"), "import", "--from", "bash-lore", str(FIXTURE)]
+    result = CliRunner().invoke(cli, args, env=env, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return base / "data"
+
+
+@pytest.fixture
+def imported(imported_once: Path, data_dir: Path) -> Path:
+    """This test's data root: a copy of the imported fixture (what ``_import`` makes)."""
+    shutil.copytree(imported_once, data_dir)
+    return data_dir
+
+
 def _by_id(store: Store, kind: str) -> dict[str, Any]:
     return {r.id: r for r in store.records(kind, hidden=True)}
 
@@ -134,8 +156,9 @@ def test_fixture_imports_every_record_the_readme_counts(run: Run, store: Store) 
     assert sorted((e.src, e.relation, e.dst) for e in edges) == sorted(EDGES)
 
 
-def test_after_import_validate_is_clean_resume_shows_the_last_handoff(run: Run) -> None:
-    _import(run)
+def test_after_import_validate_is_clean_resume_shows_the_last_handoff(
+    run: Run, imported: Path
+) -> None:
     check = run("validate", "--json")
     assert check.exit_code == 0
     report = json.loads(check.stdout)
@@ -151,8 +174,7 @@ def test_after_import_validate_is_clean_resume_shows_the_last_handoff(run: Run) 
     assert "Git at handoff: outbox-emails 3a8cad9, 1 uncommitted file" in text
 
 
-def test_recall_finds_imported_patterns(run: Run) -> None:
-    _import(run)
+def test_recall_finds_imported_patterns(run: Run, imported: Path) -> None:
     found = json.loads(run("recall", "advisory lock scheduled job", "--json").stdout)
     assert found["results"][0]["id"] == "pat-035802-bc581f85"
     patterns = json.loads(run("recall", "--patterns", "keyset pagination", "--json").stdout)
@@ -191,8 +213,7 @@ def test_dry_run_reports_per_kind_and_writes_nothing(run: Run, data_dir: Path) -
     assert not [p for p in data_dir.rglob("*") if p.is_file()]
 
 
-def test_records_keep_their_ids_times_links_and_quirks(run: Run, store: Store) -> None:
-    _import(run)
+def test_records_keep_their_ids_times_links_and_quirks(imported: Path, store: Store) -> None:
     decisions = _by_id(store, "decision")
     old = decisions["dec-c7328c24"].to_dict()
     assert (old["status"], old["superseded_by"], old["outcome"]) == (
@@ -275,8 +296,7 @@ def test_records_keep_their_ids_times_links_and_quirks(run: Run, store: Store) -
     assert (relation["legacy_relation"], relation["weight"]) == ("informs", 1)
 
 
-def test_legacy_ids_work_in_show_recall_and_graph(run: Run) -> None:
-    _import(run)
+def test_legacy_ids_work_in_show_recall_and_graph(run: Run, imported: Path) -> None:
     shown = run("show", "sig-318bcfdf", "--json")
     assert shown.exit_code == 0
     assert json.loads(shown.stdout)["id"] == "obs-bc5c34d9cabc"
@@ -342,7 +362,7 @@ def test_a_broken_root_imports_the_rest_and_names_the_broken_lines(
     skipped = [(s["file"], s["line"], s["kind"]) for s in doc["skipped"]]
     assert skipped == [
         ("failures/data/failures.jsonl", 26, "failure"),
-        ("inbox/data/signals.jsonl", None, "observation"),
+        ("inbox/data/signals.jsonl", 24, "observation"),
         ("intent/data/goals/goal-1784213550-43b91021.yaml", 2, "goal"),
         ("journal/data/decisions.jsonl", 78, "decision"),
         ("journal/data/decisions.jsonl", 79, "decision"),
@@ -357,7 +377,10 @@ def test_a_broken_root_imports_the_rest_and_names_the_broken_lines(
     assert reasons[("failures/data/failures.jsonl", 26)] == (
         "error_type 'bad type!' is not an error type lore reads"
     )
-    assert reasons[("inbox/data/signals.jsonl", None)].startswith("not UTF-8 text")
+    assert (
+        reasons[("inbox/data/signals.jsonl", 24)]
+        == "not UTF-8 text (invalid start byte at column 31)"
+    )
     assert reasons[("patterns/data/patterns.yaml", 262)].startswith("does not parse as YAML")
     # Everything else came in, the unescaped anti-pattern read leniently.
     assert doc["kinds"]["decision"]["imported"] == 39
@@ -370,7 +393,8 @@ def test_a_broken_root_imports_the_rest_and_names_the_broken_lines(
     assert doc["kinds"]["goal"]["imported"] == 5
     assert doc["kinds"]["session"]["imported"] == 4
     assert doc["kinds"]["failure"] == {"found": 26, "imported": 25, "existing": 0, "skipped": 1}
-    assert doc["kinds"]["observation"]["imported"] == 0  # the whole file was unreadable
+    # One line that is not UTF-8 is skipped; the file's other signals come in.
+    assert doc["kinds"]["observation"] == {"found": 20, "imported": 20, "existing": 0, "skipped": 0}
     text = run("import", "--from", "bash-lore", str(tmp_path / "bash"))
     assert text.exit_code == 0
     assert "lore: warning: journal/data/decisions.jsonl:79: not a JSON object (list)" in text.stderr
@@ -402,6 +426,10 @@ def test_a_credential_in_a_record_is_refused_by_the_secrets_gate(
     ("args", "message"),
     [
         (["import", "--from", "bash-lore", "nowhere"], "no such directory: nowhere"),
+        (
+            ["import", "--from", "bash-lore", str(FIXTURE / "journal/data/decisions.jsonl")],
+            "decisions.jsonl is a file, not a directory: give the directory LORE_DATA_DIR",
+        ),
         (["import", "--from", "bash-lore", "."], "is not a bash-lore data root"),
         (["import", "--from", "bash-lore", str(FIXTURE), "--skip-invalid"], "always skips"),
         (["import", "--from", "bash-lore", "-"], "takes a directory"),
