@@ -114,3 +114,58 @@ def test_every_reader_sees_each_change_through_the_watcher_daemon(
     assert status["watched"] is True
     rounds(scene, cli)
     assert cli("index", "status")["watched"] is True  # every read asked the daemon
+
+
+def test_deletion_creation_and_rename_are_seen_through_the_watcher_daemon(
+    data_dir: Path, now: None, daemons: Path
+) -> None:
+    """A pattern file deleted, brought back by git (a creation), replaced by an editor that
+    writes a new file and renames it over the old one, and a second pattern written by hand:
+    each seen by the very next recall, resume and timeline, every read answered by the
+    daemon (not by checking every file)."""
+    env = {**os.environ, "LORE_WATCH": "1", "LORE_CACHE_DIR": str(daemons)}
+
+    def cli(*args: str) -> Any:
+        done = subprocess.run(
+            [LORE, *args, "--json"], capture_output=True, env=env, stdin=subprocess.DEVNULL,
+            timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr.decode()
+        return orjson.loads(done.stdout)
+
+    scene = Scene(data_dir, cli)
+    scene.setup()
+    cli("recall", "zebra")  # the first read starts the root's daemon
+    deadline = time.monotonic() + 60
+    while not list(daemons.glob("*/watch.sock")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert cli("index", "status")["watched"] is True
+    file, text = scene.pattern_file, scene.pattern_file.read_text(encoding="utf-8")
+
+    def seen(names: list[str]) -> None:
+        recalled = [r["name"] for r in cli("recall", "caching")["results"] if "name" in r]
+        assert sorted(recalled) == sorted(names)
+        assert sorted(p["name"] for p in cli("resume")["patterns"]) == sorted(names)
+        shown = {r["title"] for r in cli("timeline", DAY)["records"]}
+        assert shown & {"Use zebra caching", "Use yak caching", "Use emu caching"} == set(names)
+
+    seen(["Use zebra caching"])
+    age(data_dir)
+    file.unlink()  # deleted
+    seen([])
+    scene.git("checkout", "-q", "HEAD", "--", str(file))  # created again, by git
+    seen(["Use zebra caching"])
+    age(data_dir)
+    spare = file.with_name(file.name + ".swp")  # an editor's new file, renamed over the old
+    spare.write_text(text.replace("Use zebra caching", "Use yak caching"), encoding="utf-8")
+    os.replace(spare, file)
+    seen(["Use yak caching"])
+    other = file.with_name("pat-" + "e" * 12 + ".yaml")  # a new file written by hand
+    other.write_text(
+        text.replace(scene.pattern, "pat-" + "e" * 12).replace(
+            "Use zebra caching", "Use emu caching"
+        ),
+        encoding="utf-8",
+    )
+    seen(["Use yak caching", "Use emu caching"])
+    assert cli("index", "status")["watched"] is True
