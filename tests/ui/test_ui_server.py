@@ -332,6 +332,32 @@ def test_the_server_sees_what_other_processes_write(ui: Client, run: Run) -> Non
     assert hits[0]["name"] == "Pin the cache client version"
 
 
+def test_with_its_watcher_the_server_sees_an_edit_in_place_and_a_deletion(
+    data_dir: Path, run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``lore ui`` watches the root itself (no stat per document between requests): a
+    pattern file edited in place with the same size, then deleted, is seen by the next
+    request."""
+    monkeypatch.setenv("LORE_WATCH", "1")
+    learned = cli_json(run, "learn", "Pin the cache client version")["id"]
+    file = data_dir / "patterns" / "data" / "patterns" / f"{learned}.yaml"
+    for ui in _serve(data_dir):
+        watcher = ui.server.routes.store.kept["watch"]
+        assert watcher is not None and watcher.available
+        hits = ui.get("/api/recall?q=pin+cache+client")[2]["results"]
+        assert hits[0]["id"] == learned
+        text = file.read_text(encoding="utf-8")
+        edited = text.replace("Pin the cache client", "Pin the yaml parsers")
+        assert len(edited) == len(text) and edited != text
+        with open(file, "r+", encoding="utf-8") as handle:  # in place: the same inode
+            handle.write(edited)
+        hits = ui.get("/api/recall?q=yaml+parsers")[2]["results"]
+        assert [h["name"] for h in hits if h["id"] == learned] == ["Pin the yaml parsers version"]
+        file.unlink()
+        hits = ui.get("/api/recall?q=yaml+parsers")[2]["results"]
+        assert learned not in [h["id"] for h in hits]
+
+
 def test_writes_run_the_cli_use_cases(ui: Client, run: Run, data_dir: Path) -> None:
     status, _, doc = ui.post(
         "/api/queue/inbox/promote", {"id": "obs-ui-hitrate", "to": "pattern"}, token=True
