@@ -62,10 +62,9 @@ def _write(
     store: Store, failed: Any, fid: str, seen: int, project: str | None, session: str | None
 ) -> str:
     """The failure captured (first time) or its ``occurrences`` raised (a repeat)."""
-    from lore.capture.checks import exists
     from lore.errors import DuplicateError
 
-    if seen == 1 and not exists(store, "failure", fid):
+    if seen == 1:  # capture's own check (under the log's lock) says if it exists already
         from lore.capture.core import capture
 
         try:
@@ -93,22 +92,17 @@ def _write(
 
 def _raise_occurrences(store: Store, fid: str, seen: int) -> None:
     """Append ``{"occurrences": n}`` when ``n`` beats what the record holds (an ingestion
-    may have counted more), read through the index from the record's own lines."""
+    may have counted more), read from the record's own lines in the log."""
     from lore import clock
-    from lore.capture.checks import warm_index
     from lore.components.failures import Failure
     from lore.storage import jsonl
-    from lore.store.fold import REVISE
+    from lore.store.fold import REVISE, fold
 
-    index = warm_index(store, "failure")
-    docs = index.find_ids({fid}) if index is not None else {}
-    if fid in docs:
-        held = int(index.fetch(store, docs[fid]).extra.get("occurrences") or 1)
-    else:  # no index on this machine yet: the slow way
-        record = store.find(fid)
-        if record is None:
-            return
-        held = int(record.extra.get("occurrences") or 1)
+    path = store.location(Failure)
+    state = fold(jsonl.lines_with_id(path, fid), str(path))[0].get(fid)
+    if state is None:
+        return
+    held = int(state.get("occurrences") or 1)
     if seen <= held:
         return
     line = {
