@@ -11,13 +11,15 @@ from typing import Any, NamedTuple
 from lore.ingest import rules, shell
 from lore.ingest.clean import masked, plain, safe, strip_private
 from lore.ingest.events import DENIED, ERROR, INTERRUPTED, SHELL, TIMEOUT, Event
+from lore.secrets.policy import lazy
 
 FAILED = frozenset({ERROR, TIMEOUT, INTERRUPTED, DENIED})
 HEADER = re.compile(r"^(?:Error: )?Exit code -?\d+\s*\n?|</?tool_use_error>")
-SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(`*_])")
-FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
-BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
-WORD = re.compile(r"[a-z']+")
+# Only for sentences (ingestion), never for a hook's failed command: compiled on first use.
+SENTENCE = lazy(r"(?<=[.!?])\s+(?=[A-Z\"'(`*_])")
+FENCE = lazy(r"```.*?(?:```|\Z)", re.DOTALL)
+BULLET = lazy(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+WORD = lazy(r"[a-z']+")
 
 
 class Failed(NamedTuple):
