@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import time
+from itertools import islice
 from typing import Any, NamedTuple
 
 from lore.index import analyze
@@ -186,22 +187,51 @@ def _naming(store: Store, idx: Index, allowed: _Allowed, name: str) -> list[int]
         if not docs:
             return found
     seen = set(found)
-    chosen = [d for d in sorted(docs or (), key=lambda d: -idx.ts[d]) if d not in seen]
-    chosen = [d for d in chosen if allowed[d]][:MAX_CANDIDATES]
+    # Newest first (ties in the set's order: the sort is stable); only as many as needed
+    # are checked against ``allowed``.
+    newest = sorted(docs or (), key=idx.ts.__getitem__, reverse=True)
+    chosen = list(islice((d for d in newest if d not in seen and allowed[d]), MAX_CANDIDATES))
     return found + [d for d in chosen if _names(idx.fetch(store, d), name)]
 
 
 def _by_entity(idx: Index, name: str) -> list[int]:
-    """The records whose entities are ``name``, end in it at a ``/`` or are its tail."""
+    """The records whose entities are ``name``, end in it at a ``/`` or are its tail.
+
+    Tens of thousands of entities: they are searched as one lowercased text for the name
+    and its tails (C speed), and only the entities holding one are tested (``_entity_is``)."""
     wanted = name.lower().strip("./")
     if len(wanted) < 3:
         return []
+    names = list(idx.entities)
+    text = "\n".join(names).lower()
+    if text.count("\n") != max(len(names) - 1, 0):  # an entity with a line break in it
+        held = [n for n in names if _entity_is(n, wanted)]
+    else:
+        # Every entity that matches holds ``wanted`` (it is ``wanted``, or ends in it) or
+        # the tail of ``wanted`` it is; its line of ``text`` is its own lowercase.
+        needles = {wanted} | {wanted[i + 1 :] for i, c in enumerate(wanted) if c == "/"}
+        lines: set[int] = set()
+        for needle in needles - {""}:
+            line, last, at = 0, 0, text.find(needle)
+            while at >= 0:
+                line += text.count("\n", last, at)
+                lines.add(line)
+                last = text.find("\n", at)
+                if last < 0:
+                    break
+                at = text.find(needle, last)
+        held = [names[n] for n in sorted(lines) if _entity_is(names[n], wanted)]
     out: list[int] = []
-    for entity in idx.entities:
-        held = entity.lower().strip("./")
-        if held == wanted or held.endswith("/" + wanted) or wanted.endswith("/" + held):
-            out.extend(d for d in idx.posting("entities", entity) if d not in idx.dead)
+    for entity in held:
+        out.extend(d for d in idx.posting("entities", entity) if d not in idx.dead)
     return sorted(set(out), key=lambda d: -idx.ts[d])
+
+
+def _entity_is(entity: str, wanted: str) -> bool:
+    """Whether ``entity`` is ``wanted`` (lowercase, without leading or trailing ``./``),
+    ends in it at a ``/``, or is the tail of it after a ``/``."""
+    held = entity.lower().strip("./")
+    return held == wanted or held.endswith("/" + wanted) or wanted.endswith("/" + held)
 
 
 def _names(record: Any, name: str) -> bool:
