@@ -21,6 +21,7 @@ from lore.storage.lock import locked
 
 PAUSE_ENV = "LORE_HOOKS_PAUSE"  # any value but "" or "0": no injection in this session
 KEEP_DAYS = 30  # a session's state is dropped once untouched this long
+PRUNE_SECONDS = 86400  # the sessions' folder is looked through for old ones at most this often
 LOCK_SECONDS = 0.5  # a hook never waits longer for another hook of the same session
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -61,8 +62,14 @@ def updating(local: Path, session: str) -> Iterator[dict[str, Any]]:
 
 
 def _prune(directory: Path) -> None:
-    """Forget sessions untouched for KEEP_DAYS (only when a new one starts: cheap)."""
-    limit = time.time() - KEEP_DAYS * 86400
+    """Forget sessions untouched for KEEP_DAYS: when a new one starts, at most once every
+    PRUNE_SECONDS (a marker's time), so a hook seldom lists the folder of every session."""
+    now = time.time()
+    marker = directory / ".pruned"
+    with contextlib.suppress(OSError):
+        if now - marker.stat().st_mtime < PRUNE_SECONDS:
+            return
+    limit = now - KEEP_DAYS * 86400
     with contextlib.suppress(OSError):
         for entry in os.scandir(directory):
             with contextlib.suppress(OSError):
@@ -70,6 +77,7 @@ def _prune(directory: Path) -> None:
                     os.unlink(entry.path)
                     with contextlib.suppress(OSError):
                         os.unlink(os.path.join(directory, f".{entry.name}.lock"))
+        marker.touch()
 
 
 def note_last(local: Path, session: str, cwd: str | None) -> None:
