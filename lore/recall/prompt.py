@@ -178,14 +178,17 @@ def _naming(store: Store, idx: Index, allowed: _Allowed, name: str) -> list[int]
     terms = analyze.query_terms(name)
     if not terms:
         return found
+    postings = [p for p in map(idx.postings_of, terms) if p is not None]
+    if len(postings) < len(terms):  # a term no record holds
+        return found
     docs: set[int] | None = None
-    for term in terms:
-        postings = idx.postings_of(term)
-        mask = allowed.mask
-        holding = {d for d in (postings[0::2] if postings is not None else ()) if mask[d]}
+    for posting in sorted(postings, key=len):  # the rarest first; sets made at C speed
+        holding = set(posting[0::2])
         docs = holding if docs is None else docs & holding
         if not docs:
             return found
+    mask = allowed.mask
+    docs = {d for d in docs or () if mask[d]}
     seen = set(found)
     # Newest first (ties in the set's order: the sort is stable); only as many as needed
     # are checked against ``allowed``.
@@ -268,10 +271,10 @@ def _error_types(idx: Index, allowed: _Allowed, prompt: str) -> list[tuple[int, 
     for error_type in types:
         name = analyze.normalize(f"PITFALL: {error_type}")
         for d in idx.docs("anti-pattern"):
-            if allowed[d] and idx.kinds[d] == anti and titles[d] == name:
+            if titles[d] == name and idx.kinds[d] == anti and allowed[d]:
                 out.append((d, error_type))
-        group = idx.code("groups", error_type)
-        newest = [d for d in idx.docs("failure") if allowed[d] and idx.grp[d] == group]
+        group, grp = idx.code("groups", error_type), idx.grp
+        newest = [d for d in idx.docs("failure") if grp[d] == group and allowed[d]]
         if newest and idx.kinds[newest[0]] == failure:
             out.append((max(newest, key=lambda d: (idx.ts[d], d)), error_type))
     return out
@@ -292,20 +295,26 @@ def _topics(
     n = max(idx.size, 1)
     looked = sorted(terms, key=lambda t: -idf[t])[:MAX_TERMS]
     hits: dict[int, float] = {}
+    get = hits.get
     mask, full = allowed.mask, analyze.TITLE_WEIGHT
     for term in looked:
         postings = idx.postings_of(term)
         if postings is None or (n >= 100 and len(postings) // 2 > COMMON_SHARE * n):
             continue
         weight = idf[term] / full
+        top = weight * full  # weight * min(count, full), without a call per record
         for d, count in zip(postings[0::2], postings[1::2]):
             if mask[d]:
-                hits[d] = hits.get(d, 0.0) + weight * min(count, full)
+                hits[d] = get(d, 0.0) + (top if count >= full else weight * count)
     held = set(terms)
     titles = idx.titles
     rarity = dict(idf)
     out = []
-    best = heapq.nlargest(4 * MAX_CANDIDATES, hits, key=lambda d: (hits[d], idx.ts[d]))
+    wanted, ts = 4 * MAX_CANDIDATES, idx.ts
+    if len(hits) > wanted:  # only records scoring at least the wanted-th best can be in it
+        floor = heapq.nlargest(wanted, hits.values())[-1]
+        hits = {d: score for d, score in hits.items() if score >= floor}
+    best = heapq.nlargest(wanted, hits, key=lambda d: (hits[d], ts[d]))
     for d in [d for d in best if allowed[d]][:MAX_CANDIDATES]:
         title = titles[d] if d < len(titles) and titles[d] else _title(store, idx, d)
         own = analyze.query_terms(title)

@@ -2,7 +2,8 @@
 the root's local directory, never the data root): the records already injected, failures
 counted per error type, the Rule-of-Three types already told, whether injection is paused,
 and the session the hooks saw last. Derived and disposable: deleting it only means a
-record may be injected once more."""
+record may be injected once more (so it is written without an fsync, which a hook would
+wait for)."""
 
 from __future__ import annotations
 
@@ -56,7 +57,7 @@ def updating(local: Path, session: str) -> Iterator[dict[str, Any]]:
         yield state
         after = orjson.dumps(state, option=orjson.OPT_SORT_KEYS)
         if after != before:
-            atomic_write(path, after, sync_dir=False)
+            atomic_write(path, after, durable=False)
     if fresh:
         _prune(path.parent)
 
@@ -87,7 +88,7 @@ def note_last(local: Path, session: str, cwd: str | None) -> None:
     with contextlib.suppress(OSError):
         if path.read_bytes() == data:
             return
-    atomic_write(path, data, sync_dir=False)
+    atomic_write(path, data, durable=False)
 
 
 def last_session(local: Path) -> str | None:
