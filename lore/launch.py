@@ -20,6 +20,7 @@ the command goes through click.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
@@ -63,7 +64,11 @@ def main() -> None:
     """Run the ``lore`` command line (``sys.argv``)."""
     call = hook_call(sys.argv[1:])
     if call is not None and run_hook(*call):
-        return
+        # Answered: end without tearing the interpreter down (the agent would wait for it).
+        with contextlib.suppress(BaseException):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(0)
     from lore.cli import main as cli_main
 
     cli_main()

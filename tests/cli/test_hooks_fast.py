@@ -47,14 +47,19 @@ def console(
     """``lore ARGS`` as the console script runs it (``lore.launch``), after ``code`` (set-up
     in the process, such as a slower use case); stderr also says whether click was loaded."""
     script = (
-        "import sys\n"
+        "import os, sys\n"
         f"{code}\n"
         f"sys.argv = ['lore', *{list(args)!r}]\n"
+        "def said():\n"
+        "    print('click loaded' if 'click' in sys.modules else 'no click', file=sys.stderr)\n"
+        "    sys.stderr.flush()\n"
+        "real_exit = os._exit\n"
+        "os._exit = lambda code: (said(), real_exit(code))\n"
         "import lore.launch\n"
         "try:\n"
         "    lore.launch.main()\n"
         "finally:\n"
-        "    print('click loaded' if 'click' in sys.modules else 'no click', file=sys.stderr)\n"
+        "    said()\n"
     )
     environ = {k: v for k, v in os.environ.items() if k != "LORE_SESSION_ID"}
     return subprocess.run(
@@ -205,7 +210,7 @@ def test_a_session_end_with_a_long_transcript_lets_the_agent_go_at_once(
     done = console("hooks", "run", "SessionEnd", payload=payload, env={"LORE_DEBUG": "1"})
     assert (done.returncode, done.stdout) == (0, b"")
     # The process the agent waited for said so and ended; its detached copy does the work.
-    assert done.stderr == b"lore hook: long work: going on in a detached process\n"
+    assert done.stderr == b"lore hook: long work: going on in a detached process\nno click\n"
     [handoff] = eventually(lambda: handoffs(data_dir), "the automatic handoff")
     assert handoff["auto"]["event"] == "SessionEnd"
     assert handoff["auto"]["files"] == ["app.py"]
@@ -241,7 +246,7 @@ def test_a_stop_hook_out_of_time_goes_on_detached_instead_of_giving_up(
     )
     done = console("hooks", "run", "stop", payload=payload, code=slower, env={"LORE_DEBUG": "1"})
     assert (done.returncode, done.stdout) == (0, b"")
-    assert done.stderr == b"lore hook: out of time: going on in a detached process\n"
+    assert done.stderr == b"lore hook: out of time: going on in a detached process\nno click\n"
     [failure] = eventually(lambda: failures(data_dir), "the ingested failure")
     assert (failure["tool"], failure["source"]) == ("pytest -q", "ingest")
 
