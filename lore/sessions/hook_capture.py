@@ -96,13 +96,12 @@ def _raise_occurrences(store: Store, fid: str, seen: int) -> None:
     from lore import clock
     from lore.components.failures import Failure
     from lore.storage import jsonl
-    from lore.store.fold import REVISE, fold
+    from lore.store.fold import REVISE
 
-    path = store.location(Failure)
-    state = fold(jsonl.lines_with_id(path, fid), str(path))[0].get(fid)
-    if state is None:
+    record = store.peek(fid)
+    if record is None:
         return
-    held = int(state.get("occurrences") or 1)
+    held = int(record.extra.get("occurrences") or 1)
     if seen <= held:
         return
     line = {
