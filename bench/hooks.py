@@ -210,7 +210,7 @@ def measure_ingesting(
             if i:
                 times.append((elapsed, CPU[-1]))
         long = source is LONG_TRANSCRIPT
-        note = "goes on detached at once" if long else "all done before it exits"
+        note = "goes on detached at once" if long else "done in the hook (detached past 0.9 s)"
         out.append((f"{event}: {what}", times, note))
     time.sleep(2)  # let the detached handoffs finish before the next store is made
     return out
