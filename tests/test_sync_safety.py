@@ -251,6 +251,9 @@ def test_a_sync_killed_mid_rebase_is_recovered_and_writes_wait_for_it(
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(10)
     hook.unlink()
+    # git may have died holding its index lock (it did, under load): the recovery must
+    # clear a lock its own killed sync left, whatever the timing.
+    (b / ".git" / "index.lock").touch()
 
     refused = run("--data-dir", str(b), "observe", "written while the rebase hangs", "--json")
     assert refused.exit_code == 8
