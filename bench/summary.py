@@ -1,0 +1,198 @@
+"""Issue 19's table from the rows ``bench/run.py`` wrote: each read's goal, its wall and CPU
+ratios on both generated stores, and PASS/FAIL, as the first section of
+``docs/benchmarks.md`` (between the ``issue19-summary`` markers). ``bench/run.py`` calls
+it at the end of a full run; alone it rewrites the section from the file as it is.
+
+    python bench/summary.py [DOC]
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
+BEGIN, END = "<!-- issue19-summary:begin -->", "<!-- issue19-summary:end -->"
+STORES = ("gen_store", "gen_corpus")
+RECALL = '`lore recall "why did we choose Redis for the session store cache?"`'
+# (label, goal as ×py CPU, the command cell, the store cell's suffix, the issue's "before")
+CLI_ROWS = [
+    ("`lore capture`", 5.0, '`lore capture "<text>"`', "", "4.2-5.4x (cpu)"),
+    (
+        "`lore remember` of a new decision",
+        5.0,
+        '`lore remember "<text>"`',
+        "",
+        "25-45x; 11x on gen_store's",
+    ),
+    (
+        "`lore remember` naming two files (contradiction check too)",
+        5.0,
+        '`lore remember "<text> <2 paths>"`',
+        "",
+        "—",
+    ),
+    ("`lore fail` (Rule of Three)", 5.0, '`lore fail T "<message>"`', "", "8-11x"),
+    ("`lore resume`", 6.0, "`lore resume`", "", "9.8-13.8x (cpu); 10.3x on gen_store's"),
+    (
+        "`lore recall` (warm index)",
+        7.0,
+        RECALL,
+        ", warm index",
+        "12.7-16.9x (cpu); 11.8x on gen_store's",
+    ),
+    (
+        "`lore recall` right after a capture",
+        8.0,
+        RECALL,
+        ", right after a capture",
+        "(one refresh more)",
+    ),
+]
+MCP_ROWS = [
+    ("`lore mcp`: warm `recall` p50", 10.0, "`recall` (warm server)", "57-67 ms"),
+    (
+        "`lore mcp`: `recall` right after a `remember` p50",
+        20.0,
+        "`recall` right after a `remember`",
+        "78-98 ms",
+    ),
+    ("`lore mcp`: `remember` p50", 15.0, "`remember` (warm server)", "14-24 ms"),
+]
+
+
+def cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def number(text: str) -> float:
+    return float(text.replace(",", "").replace("×", "").strip() or "nan")
+
+
+def table_rows(doc: str) -> list[list[str]]:
+    return [cells(line) for line in doc.splitlines() if line.startswith("| ")]
+
+
+def find(rows: list[list[str]], command: str, where: str) -> list[str] | None:
+    for row in rows:
+        if len(row) >= 11 and row[0] == command and row[1] == where:
+            return row
+    return None
+
+
+def section(doc: str) -> str:
+    rows = table_rows(doc)
+    out = [
+        BEGIN,
+        "## 0. Issue 19: reads at 100,000 records, goal by goal",
+        "",
+        "Every row of issue 19's table, on both generated 100,000-record stores "
+        "(`gen_store`: `bench/gen_store.py`; `gen_corpus`: the shared `gen_corpus.py`, "
+        "imported), from the sections below (written by `bench/summary.py` from them). CLI "
+        "rows: median of paired runs as a multiple of `python -c pass` run beside them, "
+        "wall and CPU (user+system). **The verdict uses the CPU ratio**: the machine has 2 "
+        "CPUs shared with other work, so wall time moves with their load (see the load "
+        "averages in the machine table) while CPU time barely does. A goal is met only "
+        "when it is met on both stores. MCP rows: the round trip's median in ms (the "
+        "goal's unit), with the server's own CPU per call beside it. *Before*: the issue's "
+        "own figures (main before this work).",
+        "",
+        "| Read | Goal | gen_store ×py wall / CPU | gen_corpus ×py wall / CPU | Before | Result |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    floor = find(rows, "`lore --help`", "empty root")
+    if floor is not None:
+        out.append(
+            f"| `lore --help` (the CLI floor: python + click) | — | {floor[7]} / {floor[8]} "
+            "(empty root) | | 3.7x | — |"
+        )
+    for label, goal, command, suffix, before in CLI_ROWS:
+        shown, ok = [], True
+        for store in STORES:
+            row = find(rows, command, store + suffix)
+            if row is None:
+                shown.append("not measured")
+                ok = False
+                continue
+            shown.append(f"{row[7]} / {row[8]}")
+            ok = ok and number(row[8]) <= goal
+        verdict = "PASS" if ok else "**FAIL**"
+        out.append(f"| {label} | ≤ {goal:g}× | {shown[0]} | {shown[1]} | {before} | {verdict} |")
+    # The timeline: the worst cold level of each store.
+    shown, ok = [], True
+    for store in STORES:
+        cold = [
+            r
+            for r in rows
+            if len(r) >= 11 and r[0].startswith("`lore timeline") and r[1].startswith(store)
+            and r[1].endswith(", cold")
+        ]  # fmt: skip
+        if not cold:
+            shown.append("not measured")
+            ok = False
+            continue
+        worst = max(cold, key=lambda r: number(r[8]))
+        level = worst[1].split(", ")[1]
+        shown.append(f"{worst[7]} / {worst[8]} (worst: {level})")
+        ok = ok and all(number(r[8]) <= 8.0 for r in cold)
+    verdict = "PASS" if ok else "**FAIL**"
+    out.append(
+        f"| `lore timeline` cold, any level | ≤ 8× | {shown[0]} | {shown[1]} | up to 14.6x "
+        f"| {verdict} |"
+    )
+    for label, goal, call, before in MCP_ROWS:
+        shown, ok = [], True
+        for store in STORES:
+            row = next((r for r in rows if len(r) == 7 and r[0] == call and r[1] == store), None)
+            if row is None:
+                shown.append("not measured")
+                ok = False
+                continue
+            shown.append(f"{row[3]} ms (server CPU {row[4]} ms)")
+            ok = ok and number(row[3]) <= goal
+        verdict = "PASS" if ok else "**FAIL**"
+        out.append(f"| {label} | ≤ {goal:g} ms | {shown[0]} | {shown[1]} | {before} | {verdict} |")
+    out += ["", *NOTES, END]
+    return "\n".join(out) + "\n"
+
+
+NOTES = [
+    "Where the time goes (the section on imports below, and profiles): `lore --help` "
+    "alone, Python with click and lore's CLI, is about 4× "
+    "bare start-up in CPU, so a 5× goal leaves one more start-up's worth (about 12 ms) "
+    "for importing the store, the secrets gate and the index and for the work itself, "
+    "and a 6× goal two. The freshness mechanism removed the `stat` per document (compare "
+    "the *no watcher* rows of section 5: the same reads checking every file); what is "
+    "left is imports (the store, the record kinds, the index's modules, rapidfuzz for a "
+    "near-duplicate check), loading the index's parts a command reads, and the ranking "
+    "itself (about 15 ms of CPU per query on these stores, the *CPU ms per query* of "
+    "section 12), which is also most of a warm MCP `recall`.",
+    "",
+    "The cold timeline's worst level on `gen_corpus` is its busiest day: the corpus has no "
+    "timestamps, so `lore import` dates every record the day it ran, and that day lists "
+    "all 92,280 records (about 15 MB of JSON, each record read from its file). A day of "
+    "real use holds tens to hundreds of records (the `gen_store` day row).",
+]
+
+
+def write(doc_path: Path) -> None:
+    doc = doc_path.read_text(encoding="utf-8")
+    text = section(doc)
+    if BEGIN in doc and END in doc:
+        doc = doc[: doc.index(BEGIN)] + text.rstrip("\n") + doc[doc.index(END) + len(END) :]
+    else:  # after the machine table and the paragraph that explains the columns
+        first = re.search(r"^## ", doc, flags=re.M)
+        at = first.start() if first else len(doc)
+        doc = doc[:at] + text + "\n" + doc[at:]
+    doc_path.write_text(doc, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    write(Path(args[0]) if args else DOC)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
