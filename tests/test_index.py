@@ -365,6 +365,47 @@ def test_the_recall_history_is_appended_and_folded(
     assert history_mod.recall_counts(store.root) == {"obs-a": 3, "obs-b": 2, "obs-c": 1}
 
 
+def test_a_process_reads_only_the_history_appended_since(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long-lived process (lore mcp) keeps the counts it read and reads only the lines
+    appended since; anything else (a fold, a new log, the counts file rewritten) is read
+    again whole. Every answer equals a fresh reading."""
+    root, log = store.root, history_mod.log_path(store.root)
+
+    def fresh() -> dict[str, int]:
+        with monkeypatch.context() as m:
+            m.setattr(history_mod, "_KEPT", {})
+            return dict(history_mod.recall_counts(root))
+
+    whole: list[int] = []
+    folded = history_mod._folded
+    monkeypatch.setattr(history_mod, "_folded", lambda p: whole.append(1) or folded(p))
+    assert history_mod.note_recalled(root, ["obs-a", "obs-b"])
+    assert history_mod.recall_counts(root) == {"obs-a": 1, "obs-b": 1} == fresh()
+    assert history_mod.note_recalled(root, ["obs-a"])
+    with open(log, "ab") as handle:  # another process, its line not finished yet
+        handle.write(b"obs-c obs")
+    before = len(whole)
+    assert history_mod.recall_counts(root) == {"obs-a": 2, "obs-b": 1}
+    with open(log, "ab") as handle:
+        handle.write(b"-d\n")
+    assert history_mod.recall_counts(root) == {"obs-a": 2, "obs-b": 1, "obs-c": 1, "obs-d": 1}
+    assert len(whole) == before  # only the appended lines were read
+    assert history_mod.recall_counts(root) == fresh()
+    monkeypatch.setattr(history_mod, "FOLD_BYTES", 10)
+    assert history_mod.note_recalled(root, ["obs-e"])  # folded into the counts file
+    assert history_mod.recall_counts(root) == {
+        "obs-a": 2, "obs-b": 1, "obs-c": 1, "obs-d": 1, "obs-e": 1
+    } == fresh()  # fmt: skip
+    log.write_bytes(b"obs-z\n")  # a new log (no fold), then one that shrank in place
+    assert history_mod.recall_counts(root)["obs-z"] == 1
+    with open(log, "r+b") as handle:
+        handle.truncate(0)
+    assert "obs-z" not in history_mod.recall_counts(root)
+    assert history_mod.recall_counts(root) == fresh()
+
+
 # --- the fast YAML reader --------------------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -28,14 +29,60 @@ def log_path(root: DataRoot) -> Path:
 
 
 def recall_counts(root: DataRoot) -> dict[str, int]:
-    """How often each id was among recall's results on this machine."""
-    counts = _folded(counts_path(root))
-    log = log_path(root)
-    for path in (log.with_name(f".{LOG_FILE}.folding"), log):  # (a fold in progress)
-        for line in _lines(path):
-            for rid in line.split():
-                counts[rid] = counts.get(rid, 0) + 1
+    """How often each id was among recall's results on this machine (the caller only reads
+    it: a long-lived process gets the same dictionary back, brought up to date).
+
+    A process keeps what it read: while the counts file and a fold's leftover are as they
+    were and the log only grew, only the lines appended since are read (a warm ``lore
+    mcp`` recall does not parse the whole log again)."""
+    path, log = counts_path(root), log_path(root)
+    folding = log.with_name(f".{LOG_FILE}.folding")
+    key = (_stamp(path), _stamp(folding))
+    now = _stamp(log)
+    kept = _KEPT.get(str(log))
+    if kept is not None and kept[0] == key and now is not None and kept[1] is not None:
+        (ino, size), counts = kept[1], kept[2]
+        if now[0] == ino and now[1] >= size:
+            if now[1] > size:
+                size += _count(log, size, counts)
+                _KEPT[str(log)] = (key, (ino, size), counts)
+            return counts
+    counts = _folded(path)
+    for line in _lines(folding):  # (a fold in progress)
+        for rid in line.split():
+            counts[rid] = counts.get(rid, 0) + 1
+    read = _count(log, 0, counts) if now is not None else 0
+    _KEPT[str(log)] = (key, (now[0], read) if now is not None else None, counts)
     return counts
+
+
+# A process's last reading of a root's history: (the counts file's and a fold's leftover's
+# stamps, (the log's inode, how many of its bytes were counted)), the counts.
+_KEPT: dict[str, tuple[Any, tuple[int, int] | None, dict[str, int]]] = {}
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _count(path: Path, start: int, counts: dict[str, int]) -> int:
+    """Add the ids of ``path``'s whole lines from byte ``start`` on; how many bytes that was
+    (a line still being written is left for next time)."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(start)
+            data = handle.read()
+    except OSError:
+        return 0
+    end = data.rfind(b"\n") + 1
+    for line in data[:end].decode("utf-8", "replace").splitlines():
+        for rid in line.split():
+            counts[rid] = counts.get(rid, 0) + 1
+    return end
 
 
 def note_recalled(root: DataRoot, ids: list[str]) -> bool:
