@@ -77,6 +77,7 @@ def test_with_lore_each_function_writes_its_record(
         "PATH": "/usr/bin:/bin",
         "HOME": str(tmp_path / "home"),
         "LORE_BIN": str(LORE),
+        "LORE_WATCH": "0",  # no watcher daemon outliving the test
         "LORE_DATA_DIR": str(data_dir),
         "LORE_PROJECT": "shop",
         "NO_COLOR": "1",
@@ -157,6 +158,7 @@ def test_debug_shows_why_a_write_was_refused(tmp_path: Path, data_dir: Path) -> 
         "PATH": "/usr/bin:/bin",
         "HOME": str(tmp_path / "home"),
         "LORE_BIN": str(LORE),
+        "LORE_WATCH": "0",  # no watcher daemon outliving the test
         "LORE_DATA_DIR": str(data_dir),
         "LORE_CLIENT_DEBUG": "1",
     }
@@ -186,6 +188,7 @@ def test_handoff_passes_the_open_items_note_through_and_can_merge(
         "PATH": "/usr/bin:/bin",
         "HOME": str(tmp_path / "home"),
         "LORE_BIN": str(LORE),
+        "LORE_WATCH": "0",  # no watcher daemon outliving the test
         "LORE_DATA_DIR": str(data_dir),
         "LORE_PROJECT": "shop",
     }

@@ -71,6 +71,7 @@ def hook(event: str, root: Path, tmp_path: Path) -> tuple[subprocess.CompletedPr
     }
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("LORE_")},
+        "LORE_WATCH": "0",  # no watcher daemon outliving the test
         "LORE_DATA_DIR": str(root),
         "LORE_CACHE_DIR": str(tmp_path / "cache"),
         "LORE_PROJECT": "shop",
@@ -105,6 +106,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = base / "root"
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("LORE_")},
+        "LORE_WATCH": "0",  # no watcher daemon outliving the test
         "LORE_DATA_DIR": str(root),
         "LORE_CACHE_DIR": str(base / "cache"),
     }

@@ -106,6 +106,7 @@ def run_tutorial(steps: list[Step], scratch: Path) -> list[tuple[list[str], int]
         "GIT_CONFIG_NOSYSTEM": "1",
         "GIT_CONFIG_GLOBAL": os.devnull,
         "LORE_CACHE_DIR": str(scratch / "cache"),
+        "LORE_WATCH": "0",  # no watcher daemon outliving the test (the output is the same)
     }
     (scratch / "home").mkdir()
     output = in_terminal(["bash", "-c", "\n".join(script)], cwd=scratch, env=env)
