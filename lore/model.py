@@ -15,7 +15,8 @@ from typing import Any, ClassVar, NamedTuple, TypeVar
 
 SCHEMA_VERSION = 1
 
-HIDDEN_STATUSES = frozenset({"retracted", "superseded"})
+HIDDEN_STATUSES = frozenset({"retracted", "superseded", "archived"})
+ARCHIVED = "archived"  # lore archive: settled, out of the default views (lore.dynamics)
 
 
 # --- storage shapes -----------------------------------------------------------------
@@ -218,7 +219,13 @@ class Record:
     def hidden(self) -> bool:
         if getattr(self, "status", None) in HIDDEN_STATUSES:
             return True
-        return self.retracted
+        return self.retracted or self.archived
+
+    @property
+    def archived(self) -> bool:
+        """Moved out of the default views by ``lore archive``: status ``archived`` (kinds
+        without a ``status`` field keep it among their extra keys)."""
+        return getattr(self, "status", self.extra.get("status")) == ARCHIVED
 
     @property
     def retracted(self) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from lore.capture.anchors import KINDS, anchor
 from lore.capture.build import (
     Captured,
     _head_at,
@@ -64,6 +65,8 @@ def capture(
     record = captured.record
     if extra:
         record.extra.update(extra)
+    if record.KIND.name in KINDS:
+        anchor(record)  # the hashes of the files it names (lore.dynamics checks them later)
     check(record, allow_secret=allow_secret)
     check_references(store, record)
     if name == "failure":

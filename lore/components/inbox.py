@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from lore.model import Kind, Log, Record, ref, register, text
 
-STATUSES = ("raw", "promoted", "discarded")
+STATUSES = ("raw", "promoted", "discarded", "archived")
 
 
 @register

@@ -19,7 +19,7 @@ TYPES = (
     "refactor",
     "other",
 )
-STATUSES = ("active", "retracted", "superseded")
+STATUSES = ("active", "retracted", "superseded", "archived")
 
 
 @register

@@ -102,6 +102,12 @@ class Columns:
         self.files: dict[int, str] = {}  # documents whose file name is not <id><suffix>
         self.replaced: dict[int, str] = {}
         self.facts: dict[int, tuple[Any, ...]] = {}  # what resume sorts and filters by
+        # lore.dynamics: records pinned (never decaying), the ids each record cites, and
+        # the file hashes a record was captured with: ((path, blob, commit), ...).
+        self.pins: set[int] = set()
+        self.cites: dict[int, tuple[str, ...]] = {}
+        self.anchors: dict[int, tuple[tuple[Any, ...], ...]] = {}
+        self._cited: dict[str, int] | None = None
         self.tags: dict[str, Any] = {}
         self._entities: dict[str, Any] | None = {}  # entity -> records, like tags
         self._entities_raw: Any = None  # marshalled, read on first use (only the timeline)
@@ -197,6 +203,17 @@ class Columns:
     def group_count(self, group: int) -> int:
         """How many live failures share the group (error type) ``group``."""
         return self._live_groups()[group]
+
+    def cited(self) -> dict[str, int]:
+        """How many live records cite each id (``cites``), worked out on first use."""
+        if self._cited is None:
+            counts: Counter[str] = Counter()
+            dead = self.dead
+            for doc, targets in self.cites.items():
+                if doc not in dead:
+                    counts.update(set(targets))
+            self._cited = dict(counts)
+        return self._cited
 
     @property
     def size(self) -> int:

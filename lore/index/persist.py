@@ -14,7 +14,7 @@ from lore.index.refresh import Refreshable
 from lore.paths import DataRoot
 from lore.store.core import Store
 
-INDEX_SCHEMA = 13
+INDEX_SCHEMA = 14
 MAGIC = b"LOREIDX\x00"
 
 
@@ -97,6 +97,9 @@ class Index(Refreshable):
             "files": self.files,
             "replaced": self.replaced,
             "facts": self.facts,
+            "pins": self.pins,
+            "cites": self.cites,
+            "anchors": self.anchors,
             "tags": {k: v if isinstance(v, bytes) else v.tobytes() for k, v in self.tags.items()},
             "blob": offset,
             "dead": self.dead,
@@ -154,6 +157,9 @@ class Index(Refreshable):
                 "files",
                 "replaced",
                 "facts",
+                "pins",
+                "cites",
+                "anchors",
                 "tags",
             ):
                 setattr(index, name, meta[name])

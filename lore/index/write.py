@@ -88,6 +88,17 @@ class Writable(Columns):
         facts = _facts(record)
         if facts is not None:
             self.facts[doc] = facts
+        extra = record.extra
+        if extra:
+            if extra.get("pinned") is True:
+                self.pins.add(doc)
+            anchors = _anchors(extra.get("file_hashes"))
+            if anchors:
+                self.anchors[doc] = anchors
+        cites = _cites(record)
+        if cites:
+            self.cites[doc] = cites
+            self._cited = None
         if self._by_id is not None:
             self._by_id[record.id] = doc
         self._group_counts = None
@@ -101,6 +112,8 @@ class Writable(Columns):
         if doc < 0 or doc in self.dead:
             return
         self.dead.add(doc)
+        if doc in self.cites:
+            self._cited = None
         self._group_counts = None
         self._blanket = None
         self._docs = {}
@@ -130,9 +143,11 @@ class Writable(Columns):
         for name, code in _ARRAYS.items():
             column = getattr(self, name)
             setattr(self, name, array(code, (column[d] for d in keep)))
-        for name in ("revs", "files", "replaced", "facts"):
+        for name in ("revs", "files", "replaced", "facts", "cites", "anchors"):
             mapping = getattr(self, name)
             setattr(self, name, {remap[d]: v for d, v in mapping.items() if remap[d] >= 0})
+        self.pins = {remap[d] for d in self.pins if remap[d] >= 0}
+        self._cited = None
         fresh: dict[str, array] = {}
         for term in self.vocabulary():
             column = self.postings_of(term)
@@ -206,6 +221,53 @@ def _flag(record: Record) -> int:
     if kind == "session":
         return 1 if state.get("status") == "closed" else 0
     return 0
+
+
+# Reference fields that are not citations: a replacement or a contradiction does not make
+# the record it names more alive.
+NOT_CITATIONS = frozenset({"supersedes", "superseded_by", "contradicts", "inverted_to"})
+_REF_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _cites(record: Record) -> tuple[str, ...]:
+    """The ids ``record`` cites (its reference fields but NOT_CITATIONS), once each."""
+    cls = type(record)
+    names = _REF_FIELDS.get(cls)
+    if names is None:
+        import dataclasses
+
+        names = _REF_FIELDS[cls] = tuple(
+            f.name
+            for f in dataclasses.fields(cls)
+            if f.metadata.get("ref") and f.name not in NOT_CITATIONS
+        )
+    found: dict[str, None] = {}
+    for name in names:
+        value = getattr(record, name, None)
+        if isinstance(value, str) and value:
+            found[value] = None
+        elif isinstance(value, list):
+            found.update((v, None) for v in value if isinstance(v, str) and v)
+    found.pop(record.id, None)
+    return tuple(found)
+
+
+def _anchors(value: Any) -> tuple[tuple[Any, ...], ...]:
+    """A record's ``file_hashes`` as ``((path, blob, commit), ...)`` (marshal-safe)."""
+    if not isinstance(value, list):
+        return ()
+    out = []
+    for item in value:
+        if isinstance(item, dict) and isinstance(item.get("path"), str) and item["path"]:
+            blob, commit = item.get("blob"), item.get("commit")
+            out.append(
+                (
+                    item["path"],
+                    blob if isinstance(blob, str) else None,
+                    commit if isinstance(commit, str) else None,
+                )
+            )
+    return tuple(out)
 
 
 def _context(record: Record, session_id: str | None) -> str | None:

@@ -12,7 +12,7 @@ from lore import clock, timeexpr
 from lore.errors import UsageError
 from lore.index import analyze, weight
 from lore.index.columns import SEARCH_KINDS
-from lore.index.history import note_recalled, recall_counts
+from lore.index.history import note_recalled
 from lore.index.persist import Index, open_index
 from lore.model import Record, kind_class
 from lore.recall import ranking, signals
@@ -180,64 +180,135 @@ def _score(
 ) -> list[Ranked]:
     """Blend the components (``lore.recall.ranking``) for the records that can make the top.
 
-    Pruning is exact. Every component but relevance adds at most its weight, so once the
-    best ``limit`` records by text have a score, a record whose relevance plus the other
-    weights is below the ``limit``-th of those cannot make the top; likewise the recall
-    history (the only part that needs a record's id) is looked up only for records close
-    enough to the top to be moved by it. With --all nothing is pruned: demoting
-    superseded records below their replacements can reorder the top.
+    Pruning is exact. The ``limit`` best records by text get their full score first; the
+    ``limit``-th of those is a floor no pruned record could have passed, because every
+    other component adds at most its weight (activation at most 1) and staleness only
+    lowers a score. The parts of activation that need a record's id (its use on this
+    machine, the records citing it) are looked up only for records whose score without
+    them, plus the most they could add, still reaches that floor. With --all nothing is
+    pruned: demoting superseded records below their replacements can reorder the top.
     """
+    from lore.dynamics import activation as model
+    from lore.index.history import usage
+
     top_text = max(text.values())
     now = clock.parse_timestamp(clock.now()).timestamp()
-    times = recall_counts(store.root)
+    used = usage(store.root)
+    cited = idx.cited() if idx.cites else {}
     failure = SEARCH_KINDS.index("failure")
     kinds, imp, ts, grp, proj = idx.kinds, idx.imp, idx.ts, idx.grp, idx.proj
+    pins, anchors = idx.pins, idx.anchors
     code = idx.project_code(here) if here else -1
     tagged = idx.tagged(here) if here else set()
-    without_history = ranking.without_history
+    halves = [model.half_life(kind) * model.DAY for kind in SEARCH_KINDS]
+    w_act, w_fresh, w_value = ranking.W_ACTIVATION, model.W_FRESH, model.W_VALUE
+    checker = _Stale(store, idx, here) if anchors else None
 
-    def components(d: int) -> tuple[float, float, float, bool]:
-        own = weight.failure_importance(idx.group_count(grp[d])) if kinds[d] == failure else imp[d]
-        age = (now - ts[d]) / 86400.0 if ts[d] else 1e6
-        return text[d] / top_text, age, own, proj[d] == code or d in tagged
+    def own(d: int) -> float:
+        return weight.failure_importance(idx.group_count(grp[d])) if kinds[d] == failure else imp[d]
+
+    def recency(d: int) -> float:
+        return 0.5 ** (max(now - ts[d], 0.0) / halves[kinds[d]]) if ts[d] else 0.0
 
     def base(d: int) -> float:
-        own = weight.failure_importance(idx.group_count(grp[d])) if kinds[d] == failure else imp[d]
-        age = (now - ts[d]) / 86400.0 if ts[d] else 1e6
-        return without_history(text[d] / top_text, age, own, proj[d] == code or d in tagged)
+        """The score without the parts that need the id (use, citations, staleness)."""
+        fresh = 1.0 if d in pins else recency(d)
+        mine = proj[d] == code or d in tagged
+        return (
+            ranking.W_TEXT * text[d] / top_text
+            + w_act * (w_fresh * fresh + w_value * own(d))
+            + ranking.W_PROJECT * mine
+        )
 
-    history = ranking.W_RECALLED * ranking.recalled(max(times.values(), default=0))
+    def activation(d: int) -> model.Activation:
+        rid = idx.id_of(d)
+        use = used.get(rid)
+        return model.score(
+            SEARCH_KINDS[kinds[d]],
+            created=ts[d],
+            now=now,
+            last_used=use.last if use else 0.0,
+            uses=use.total if use else 0,
+            cited=cited.get(rid, 0),
+            importance=own(d),
+            pinned=d in pins,
+        )
+
+    def parts(d: int) -> dict[str, float]:
+        mine = proj[d] == code or d in tagged
+        stale = checker is not None and checker.stale(d)
+        found = ranking.blend(text[d] / top_text, activation(d), mine, stale)
+        if idx.hidden[d]:
+            found["hidden_factor"] = ranking.HIDDEN_FACTOR
+            found["score"] *= ranking.HIDDEN_FACTOR
+        return found
+
+    totals: dict[int, dict[str, float]] = {}
+
+    def total(d: int) -> float:
+        found = totals.get(d)
+        if found is None:
+            found = totals[d] = parts(d)
+        return found["score"]
+
     prune = limit > 0 and not show_hidden and len(text) > limit
     pool: list[int] = list(text)
     if prune:
         kth_text = sorted(text.values(), reverse=True)[limit - 1]
-        firsts = sorted((base(d) for d, v in text.items() if v >= kth_text), reverse=True)
-        others = ranking.W_RECENCY + ranking.W_IMPORTANCE + ranking.W_PROJECT
-        floor = (firsts[limit - 1] - others - history) / ranking.W_TEXT * top_text
+        firsts = sorted((total(d) for d, v in text.items() if v >= kth_text), reverse=True)
+        bar = firsts[limit - 1]  # the limit-th best score is at least this
+        others = w_act + ranking.W_PROJECT
+        floor = (bar - others) / ranking.W_TEXT * top_text
         pool = [d for d, v in text.items() if v >= floor]
-    scores = {d: base(d) for d in pool}
-    if prune:
-        bar = sorted(scores.values(), reverse=True)[limit - 1] - history
-        pool = [d for d, s in scores.items() if s >= bar]
-    totals = {}
-    for d in pool:
-        total = scores[d] + ranking.W_RECALLED * ranking.recalled(times.get(idx.id_of(d), 0))
-        totals[d] = total * ranking.HIDDEN_FACTOR if idx.hidden[d] else total
+        top_use = max((u.total for u in used.values()), default=0)
+        top_cited = max(cited.values(), default=0)
+        # What use can add: its share, and (a last use raising freshness) the rest of it.
+        gain = w_act * model.W_USE * model.use_share(top_use, top_cited)
+        fresher = w_act * w_fresh if used else 0.0
+        pool = [
+            d
+            for d in pool
+            if d in totals
+            or base(d) + gain + (fresher * (1.0 - recency(d)) if d not in pins else 0.0) >= bar
+        ]
+
+    scores = {d: total(d) for d in pool}
     if prune:  # the top ``limit``, and anything tied with the last of them
-        last = sorted(((s, ts[d]) for d, s in totals.items()), reverse=True)[limit - 1]
-        pool = [d for d, s in totals.items() if (s, ts[d]) >= last]
+        last = sorted(((s, ts[d]) for d, s in scores.items()), reverse=True)[limit - 1]
+        pool = [d for d, s in scores.items() if (s, ts[d]) >= last]
     ranked = []
     for d in pool:
-        relevance, age, own, mine = components(d)
-        parts = {"bm25": exact.get(d, 0.0), "fuzzy": fuzzy.get(d, 0.0)}
-        parts.update(ranking.blend(relevance, age, own, mine, times.get(idx.id_of(d), 0)))
-        if idx.hidden[d]:
-            parts["hidden_factor"] = ranking.HIDDEN_FACTOR
-            parts["score"] *= ranking.HIDDEN_FACTOR
-        ranked.append(Ranked(d, parts["score"], parts))
+        found = {"bm25": exact.get(d, 0.0), "fuzzy": fuzzy.get(d, 0.0), **totals[d]}
+        ranked.append(Ranked(d, found["score"], found))
+    if checker is not None:
+        checker.save()
     _below_replacements(idx, ranked)
     ranked.sort(key=lambda r: (-r.score, -ts[r.doc], idx.id_of(r.doc)))
     return ranked
+
+
+class _Stale:
+    """Whether an indexed record's advice is stale in this checkout (``lore.dynamics.fresh``),
+    asked only for records that carry file hashes."""
+
+    def __init__(self, store: Store, idx: Index, here: str | None) -> None:
+        from lore.dynamics.fresh import Checker
+
+        self.idx = idx
+        self.checker = Checker(store.root.local, project=here)
+        self.known: dict[int, bool] = {}
+
+    def stale(self, doc: int) -> bool:
+        found = self.known.get(doc)
+        if found is None:
+            anchors = self.idx.anchors.get(doc)
+            project = self.idx.projects[self.idx.proj[doc]]
+            found = bool(anchors) and self.checker.stale(anchors or (), project)
+            self.known[doc] = found
+        return found
+
+    def save(self) -> None:
+        self.checker.save()
 
 
 def _flagged(column: bytearray) -> set[int]:

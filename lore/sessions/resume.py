@@ -23,7 +23,7 @@ from lore.store.core import Store
 RECENT_DECISIONS = 10
 # Which decisions resume shows: the most important, by a weighted sum (see
 # ``rank_decisions``; its static part is ``lore.index.write.decision_weight``).
-W_RECENCY, W_RECALLED = 0.20, 0.10
+W_ACTIVATION = 0.5
 TOP_PATTERNS = 5
 MAX_GOALS = 10  # goals listed (by priority); goals_count has them all
 MAX_PENDING = 10  # decisions pending review listed (oldest first); pending_review_count all
@@ -95,8 +95,9 @@ def resume(
         bundle.session["carried_from"] = carried if isinstance(carried, str) else None
         own = auto.get("requests") if isinstance(auto, dict) else None
         bundle.own_threads = [t for t in own if isinstance(t, str)] if isinstance(own, list) else []
-    ranked = rank_decisions(view, view.docs("decision"), RECENT_DECISIONS)
-    bundle.recent_decisions = [_decision(view.read(d)) for d in ranked]
+    marks = StaleMarks(view)
+    ranked = rank_decisions(view, view.docs("decision"), RECENT_DECISIONS, marks)
+    bundle.recent_decisions = [_marked(_decision(view.read(d)), marks, d) for d in ranked]
     if session is None:
         bundle.reconstructed = {
             "note": "no handoff yet: context rebuilt from recent records and git history",
@@ -111,20 +112,25 @@ def resume(
         view.docs("pattern"), key=lambda d: (*view.fact(d)[:2], ts[d], d), reverse=True
     )
     bundle.patterns = [
-        {
-            "id": p.id,
-            "name": p.name,
-            "solution": p.solution,
-            "confidence": p.confidence,
-            "validations": p.validations,
-        }
-        for p in map(view.read, patterns[:TOP_PATTERNS])
+        _marked(
+            {
+                "id": p.id,
+                "name": p.name,
+                "solution": p.solution,
+                "confidence": p.confidence,
+                "validations": p.validations,
+            },
+            marks,
+            d,
+        )
+        for d, p in ((d, view.read(d)) for d in fresh_first(patterns, TOP_PATTERNS, marks))
     ]
     pitfalls = sorted(view.docs("anti-pattern"), key=lambda d: (_severity(view.fact(d)), ts[d], d))
     bundle.pitfalls = [
-        {"id": a.id, "name": a.name, "fix": a.fix, "severity": a.severity}
-        for a in map(view.read, pitfalls[:TOP_PATTERNS])
+        _marked({"id": a.id, "name": a.name, "fix": a.fix, "severity": a.severity}, marks, d)
+        for d, a in ((d, view.read(d)) for d in fresh_first(pitfalls, TOP_PATTERNS, marks))
     ]
+    marks.save()
     bundle.recurring_failures = recurring(view, threshold)
     goals = view.docs("goal", flagged=True)
     goals.sort(key=lambda d: (SEVERITY_RANK.get(view.fact(d)[1], 9), ts[d], d))
@@ -148,17 +154,22 @@ def resume(
     return bundle
 
 
-def rank_decisions(view: ProjectView, docs: list[int], n: int) -> list[int]:
+def rank_decisions(
+    view: ProjectView, docs: list[int], n: int, stale: StaleMarks | None = None
+) -> list[int]:
     """The ``n`` most important of ``docs`` (decisions), most important first.
 
-    importance = decision_weight + W_RECENCY * recency + W_RECALLED * recalled, where
-    ``lore.index.write.decision_weight`` weighs type, outcome (with a lesson's bonus) and
-    spec_quality, and recency (a 30-day half-life) and recalled (how often recall
-    returned it) are recall's. Ties: the newer first. From the index's columns alone;
-    recall counts are looked up only for the decisions that could still make the cut.
+    importance = (decision_weight + W_ACTIVATION * activation) x (STALE_FACTOR if stale),
+    where ``lore.index.write.decision_weight`` weighs type, outcome (with a lesson's bonus)
+    and spec_quality, and activation is ``lore.dynamics.activation`` (recency with the
+    decisions' half-life, use on this machine, citations, importance; a pinned decision
+    never decays). Ties: the newer first. From the index's columns alone: the parts that
+    need a record's id (use, citations) and the staleness of its files are looked up only
+    for the decisions that could still make the cut.
     """
-    from lore.index.history import recall_counts
-    from lore.recall import ranking
+    from lore.dynamics import activation as model
+    from lore.index.history import usage
+    from lore.recall.ranking import STALE_FACTOR
 
     if not docs:
         return []
@@ -168,24 +179,114 @@ def rank_decisions(view: ProjectView, docs: list[int], n: int) -> list[int]:
     idx = view.index
     pick = itemgetter(*docs) if len(docs) > 1 else lambda column: (column[docs[0]],)
     times: tuple[float, ...] = pick(idx.ts)
-    # recency = 0.5 ** (age / half-life) = c * exp(k * time): one multiplication a record.
-    # A record without a time (0) comes out at 0, as in recall.
-    k = math.log(2.0) / (ranking.HALF_LIFE_DAYS * 86400.0)
     now = clock.now_datetime().timestamp()
-    c = W_RECENCY * math.exp(-k * now)
-    exp = math.exp
     # A record from the future (a clock ahead, a typo) counts as made now.
     aged = times if max(times) <= now else tuple(min(t, now) for t in times)
-    base = [w + c * exp(k * t) for w, t in zip(pick(idx.dw), aged)]
-    counts = recall_counts(view.store.root)
-    if counts:
-        cutoff = heapq.nlargest(n, base)[-1] - W_RECALLED if len(base) > n else -1.0
+    # recency = 0.5 ** (age / half-life) = c * exp(k * time): one multiplication a record.
+    # A record without a time (0) comes out at 0, as in recall.
+    k = math.log(2.0) / (model.half_life("decision") * model.DAY)
+    w_fresh = W_ACTIVATION * model.W_FRESH
+    c = w_fresh * math.exp(-k * now)
+    w_value = W_ACTIVATION * model.W_VALUE
+    exp = math.exp
+    base = [
+        w + c * exp(k * t) + w_value * i
+        for w, t, i in zip(pick(idx.dw), aged, pick(idx.imp), strict=True)
+    ]
+    pins = idx.pins
+    if pins:  # a pinned decision is as fresh as a new one
         base = [
-            b + W_RECALLED * ranking.recalled(counts.get(idx.id_of(d), 0)) if b >= cutoff else b
-            for b, d in zip(base, docs)
+            b + (w_fresh - c * exp(k * t) if d in pins else 0.0)
+            for b, t, d in zip(base, aged, docs, strict=True)
         ]
+    used = usage(view.store.root)
+    cited = idx.cited() if idx.cites else {}
+    top_use = max((u.total for u in used.values()), default=0)
+    gain = W_ACTIVATION * model.W_USE * model.use_share(top_use, max(cited.values(), default=0))
+    gain += w_fresh if used else 0.0  # a last use can make an old decision fresh again
+    anchored = idx.anchors
+    if len(base) <= n or not (gain or anchored):
+        return [d for _, _, d in heapq.nlargest(n, zip(base, times, docs, strict=True))]
+    final = dict(zip(docs, base, strict=True))
+    exact: set[int] = set()
+    while True:
+        cutoff = heapq.nlargest(n, final.values())[-1]
+        todo = [d for d, b in zip(docs, base, strict=True) if b + gain >= cutoff and d not in exact]
+        if not todo:
+            break
+        for d in todo:
+            exact.add(d)
+            rid = idx.id_of(d)
+            use = used.get(rid)
+            last = use.last if use else 0.0
+            fresh = (
+                1.0
+                if d in pins
+                else max(
+                    c * exp(k * min(idx.ts[d], now)) / w_fresh if idx.ts[d] else 0.0,
+                    model.decay("decision", (now - last) / model.DAY) if last else 0.0,
+                )
+            )
+            share = model.use_share(use.total if use else 0, cited.get(rid, 0))
+            value = idx.dw[d] + w_fresh * fresh + W_ACTIVATION * model.W_USE * share
+            value += w_value * idx.imp[d]
+            if stale is not None and d in anchored and stale.check(d):
+                value *= STALE_FACTOR
+            final[d] = value
     # Ties: the newer first, then the later record.
-    return [d for _, _, d in heapq.nlargest(n, zip(base, times, docs))]
+    return [d for _, _, d in heapq.nlargest(n, ((final[d], idx.ts[d], d) for d in docs))]
+
+
+class StaleMarks:
+    """Which of the records resume shows name files that changed since they were captured
+    (``lore.dynamics.fresh``, in the checkout around the working directory)."""
+
+    def __init__(self, view: ProjectView) -> None:
+        self.view = view
+        self._checker: Any = None
+        self.found: dict[int, list[str]] = {}
+
+    def check(self, doc: int) -> list[str]:
+        """The stale paths of the record ``doc`` (empty: fresh, or nothing to check)."""
+        if doc in self.found:
+            return self.found[doc]
+        idx = self.view.index
+        anchors = idx.anchors.get(doc)
+        paths: list[str] = []
+        if anchors and doc not in idx.dead:
+            if self._checker is None:
+                from lore.dynamics.fresh import Checker
+
+                self._checker = Checker(self.view.store.root.local, project=self.view.project)
+            if self._checker.applies(idx.projects[idx.proj[doc]]):
+                paths = self._checker.changed(anchors)
+        self.found[doc] = paths
+        return paths
+
+    def save(self) -> None:
+        if self._checker is not None:
+            self._checker.save()
+
+
+def fresh_first(docs: list[int], n: int, marks: StaleMarks) -> list[int]:
+    """The first ``n`` of ``docs`` (already in order), those whose files are stale moved
+    after the fresh ones (advice that may no longer hold ranks lower)."""
+    fresh: list[int] = []
+    stale: list[int] = []
+    for d in docs:
+        (stale if marks.check(d) else fresh).append(d)
+        if len(fresh) == n:
+            break
+    return (fresh + stale)[:n]
+
+
+def _marked(item: dict[str, Any], marks: StaleMarks, doc: int) -> dict[str, Any]:
+    """``item`` with ``stale``: the files that changed since the record was captured (only
+    when there are any)."""
+    paths = marks.check(doc)
+    if paths:
+        item["stale"] = paths
+    return item
 
 
 SESSION_KEYS = (

@@ -67,7 +67,7 @@ def test_inbox_status_filter(run: Run, two: list[str]) -> None:
     bad = run("inbox", "--status", "new", "--json")
     assert (bad.exit_code, json.loads(bad.stdout)["error"]) == (
         4,
-        "observation status must be one of raw, promoted, discarded or all (got 'new')",
+        "observation status must be one of raw, promoted, discarded, archived or all (got 'new')",
     )
     empty = run("inbox", "--status", "promoted")
     assert (empty.stdout, empty.stderr) == ("", "lore: no promoted observations\n")

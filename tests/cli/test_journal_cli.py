@@ -209,7 +209,7 @@ def test_stats_counts_every_decision(run: Run, three: list[str]) -> None:
             "other": 1,
         },
         "by_outcome": {"pending": 2, "successful": 1, "revised": 0, "abandoned": 0},
-        "by_status": {"active": 2, "retracted": 1, "superseded": 0},
+        "by_status": {"active": 2, "retracted": 1, "superseded": 0, "archived": 0},
     }
     assert run("journal", "stats").stdout == (
         "total: 3\n"
