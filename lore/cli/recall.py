@@ -260,6 +260,8 @@ def _recall(text: str, found: list[Any], explain: bool) -> None:
         title = hit.title or _title(item)  # paths in it relative to the repository
         head = style(f"{item['type']} {item['id']}", bold=True)
         echo(f"{item['score']:.2f}  {head}  {title}")
+        if hit.stale:
+            echo(style(f"      [stale: {', '.join(hit.stale)} changed since]", fg="yellow"))
         if hit.snippet:
             echo(style(f"      {hit.snippet}", dim=True))
         if explain:

@@ -29,9 +29,12 @@ class Hit:
     parts: dict[str, float] = field(default_factory=dict)
     snippet: str = ""
     title: str = ""  # the title as text output shows it (paths relative to the repository)
+    stale: list[str] = field(default_factory=list)  # its files that changed since capture
 
     def to_dict(self, *, explain: bool = False) -> dict[str, Any]:
         out = result_dict(self.record, self.score)
+        if self.stale:
+            out["stale"] = self.stale
         if explain:
             out["explain"] = {k: round(v, 4) for k, v in self.parts.items()}
         return out
@@ -94,6 +97,7 @@ class Ranked:
     doc: int
     score: float
     parts: dict[str, float]
+    stale: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -236,7 +240,7 @@ def _score(
 
     def parts(d: int) -> dict[str, float]:
         mine = proj[d] == code or d in tagged
-        stale = checker is not None and checker.stale(d)
+        stale = checker is not None and bool(checker.stale(d))
         found = ranking.blend(text[d] / top_text, activation(d), mine, stale)
         if idx.hidden[d]:
             found["hidden_factor"] = ranking.HIDDEN_FACTOR
@@ -279,7 +283,8 @@ def _score(
     ranked = []
     for d in pool:
         found = {"bm25": exact.get(d, 0.0), "fuzzy": fuzzy.get(d, 0.0), **totals[d]}
-        ranked.append(Ranked(d, found["score"], found))
+        paths = checker.stale(d) if checker is not None else []
+        ranked.append(Ranked(d, found["score"], found, paths))
     if checker is not None:
         checker.save()
     _below_replacements(idx, ranked)
@@ -296,14 +301,17 @@ class _Stale:
 
         self.idx = idx
         self.checker = Checker(store.root.local, project=here)
-        self.known: dict[int, bool] = {}
+        self.known: dict[int, list[str]] = {}
 
-    def stale(self, doc: int) -> bool:
+    def stale(self, doc: int) -> list[str]:
+        """The record's files that changed since it was captured (empty: fresh)."""
         found = self.known.get(doc)
         if found is None:
             anchors = self.idx.anchors.get(doc)
             project = self.idx.projects[self.idx.proj[doc]]
-            found = bool(anchors) and self.checker.stale(anchors or (), project)
+            found = []
+            if anchors and self.checker.applies(project):
+                found = self.checker.changed(anchors)
             self.known[doc] = found
         return found
 
@@ -378,7 +386,7 @@ def hits(store: Store, idx: Index, ranked: list[Ranked], matched: set[str]) -> l
             values = [v.replace(prefix, "") for v in values]
             shown = shown.replace(prefix, "")
         snippet = ranking.best_snippet(values, matched)
-        out.append(Hit(record, r.score, r.parts, snippet, shown))
+        out.append(Hit(record, r.score, r.parts, snippet, shown, r.stale))
     return out
 
 

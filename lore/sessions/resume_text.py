@@ -106,7 +106,7 @@ def _decisions(bundle: Any, add: Add) -> None:
             add(
                 2 if i < 3 else 4,
                 "decisions",
-                f"- {d['decision']}{why} ({d['id']}, {d['outcome']})",
+                f"- {d['decision']}{why} ({d['id']}, {d['outcome']}{_stale(d)})",
             )
 
 
@@ -115,7 +115,11 @@ def _patterns(bundle: Any, add: Add) -> None:
         add(3, "patterns", "## Patterns")
         for p in bundle.patterns:
             sol = f": {p['solution']}" if p.get("solution") else ""
-            add(3, "patterns", f"- {p['name']}{sol} ({p['id']}, confidence {p['confidence']:g})")
+            add(
+                3,
+                "patterns",
+                f"- {p['name']}{sol} ({p['id']}, confidence {p['confidence']:g}{_stale(p)})",
+            )
 
 
 def _pitfalls(bundle: Any, add: Add) -> None:
@@ -123,7 +127,13 @@ def _pitfalls(bundle: Any, add: Add) -> None:
         add(3, "pitfalls", "## Pitfalls")
         for a in bundle.pitfalls:
             fix = f" — fix: {a['fix']}" if a.get("fix") else ""
-            add(3, "pitfalls", f"- {a['name']}{fix} ({a['id']}, {a['severity']})")
+            add(3, "pitfalls", f"- {a['name']}{fix} ({a['id']}, {a['severity']}{_stale(a)})")
+
+
+def _stale(item: dict[str, Any]) -> str:
+    """``, stale: src/db.py changed`` for advice whose files changed since it was captured."""
+    paths = item.get("stale")
+    return f", stale: {', '.join(paths)} changed" if paths else ""
 
 
 def _failures(bundle: Any, add: Add) -> None:
