@@ -271,6 +271,17 @@ def cli(ctx: click.Context, data_dir: str | None) -> None:
     ctx.obj = App(data_dir)
 
 
+def _mask(exc: click.ClickException) -> None:
+    """Mask any credential click's message quotes from the command line ("No such option
+    '-----BEGIN RSA PRIVATE KEY-----…'" for a key passed where an option was expected)."""
+    from lore.secrets.gate import redact
+
+    message = exc.format_message()
+    masked = redact(message)
+    if masked != message:
+        exc.format_message = lambda: masked  # type: ignore[method-assign]
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: exit codes per LORE_CONTRACT.md."""
     args = sys.argv[1:] if argv is None else argv
@@ -281,6 +292,7 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
+        _mask(exc)
         if "--json" in args:
             from lore.cli._output import emit_json
 

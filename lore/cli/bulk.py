@@ -367,9 +367,9 @@ def export_cmd(
     if to_stdout:
         _write_stdout(chunks)
         return
-    from lore.storage.atomic import atomic_write
+    from lore.storage.atomic import write_output
 
-    atomic_write(Path(output), b"".join(chunks))
+    write_output(Path(output), b"".join(chunks))
     total = sum(counts.values())
     if as_json:
         emit_json({"ok": True, "file": output, "exported": total, "by_kind": counts})

@@ -306,9 +306,9 @@ def export_cmd(app: App, fmt: str, focus: str | None, hops: int, output: str | N
     if output:
         from pathlib import Path
 
-        from lore.storage.atomic import atomic_write
+        from lore.storage.atomic import write_output
 
-        atomic_write(Path(output), text.encode("utf-8"))
+        write_output(Path(output), text.encode("utf-8"))
         note(f"wrote {graph.number_of_nodes()} nodes, {graph.number_of_edges()} edges to {output}")
         return
     sys.stdout.write(text)

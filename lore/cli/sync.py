@@ -21,9 +21,22 @@ pass_app = click.make_pass_decorator(App)
 @click.option("--merge", "mode", flag_value="merge", help="Pull with a merge commit.")
 @click.option("--no-push", is_flag=True, help="Commit and pull only.")
 @click.option("-m", "--message", help="Commit message (default: generated from the counts).")
+@click.option(
+    "--allow-secret",
+    is_flag=True,
+    help="Skip the secrets gate for the commit message (only for text that is not a real "
+    "credential).",
+)
 @json_option
 @pass_app
-def sync_cmd(app: App, mode: str | None, no_push: bool, message: str | None, as_json: bool) -> None:
+def sync_cmd(
+    app: App,
+    mode: str | None,
+    no_push: bool,
+    message: str | None,
+    allow_secret: bool,
+    as_json: bool,
+) -> None:
     """Commit lore's changes in a git data root, pull, push; report what moved.
 
     The data root must be a git repository of its own (`lore init --git`, then a
@@ -41,7 +54,9 @@ def sync_cmd(app: App, mode: str | None, no_push: bool, message: str | None, as_
     """
     from lore.git.sync import describe, sync
 
-    result = sync(app.store.path, mode=mode, push=not no_push, message=message)
+    result = sync(
+        app.store.path, mode=mode, push=not no_push, message=message, allow_secret=allow_secret
+    )
     if as_json:
         emit_json(result)
         return

@@ -26,8 +26,17 @@ def sync(
     mode: str | None = None,
     push: bool = True,
     message: str | None = None,
+    allow_secret: bool = False,
 ) -> dict[str, Any]:
-    """Commit pending changes, pull (merge or rebase) and push; what moved each way."""
+    """Commit pending changes, pull (merge or rebase) and push; what moved each way.
+
+    A commit ``message`` passes the secrets gate first (``allow_secret`` skips it): git
+    keeps it in every clone's history.
+    """
+    if message is not None:
+        from lore.secrets.gate import gate
+
+        gate({"message": message}, allow_secret=allow_secret)
     _check_repository(root)
     mode = mode or git(root, "config", "--get", "lore.syncMode", check=False).out.strip() or "merge"
     if mode not in MODES:

@@ -10,16 +10,9 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
-from lore.secrets.rules import (
-    _DETECTORS,
-    _KEY_NAME,
-    _TRIGGER_LIMIT,
-    _Detector,
-    _Hit,
-    _is_aws_key,
-    _judge,
-    _key_starts_word,
-)
+from lore.secrets.keys import KEY_NAME, key_starts_word, keyed_rule
+from lore.secrets.policy import DENSE_RUN, TRIGGER_LIMIT, Detector, Hit, lazy
+from lore.secrets.rules import DETECTORS, KINDS
 
 
 class SecretFinding(NamedTuple):
@@ -35,30 +28,7 @@ class SecretFinding(NamedTuple):
 
 
 # rule id -> kind. Stable ids: callers, tests and --json output rely on them.
-RULES: dict[str, str] = {
-    "private-key": "private key block",
-    "aws-access-key": "AWS access key ID",
-    "aws-secret-key": "AWS secret access key",
-    "github-token": "GitHub token",
-    "gitlab-token": "GitLab token",
-    "slack-token": "Slack token",
-    "slack-webhook": "Slack webhook URL",
-    "stripe-key": "Stripe live secret key",
-    "anthropic-key": "Anthropic API key",
-    "openai-key": "OpenAI API key",
-    "google-api-key": "Google API key",
-    "npm-token": "npm access token",
-    "pypi-token": "PyPI API token",
-    "twilio-key": "Twilio API key",
-    "sendgrid-key": "SendGrid API key",
-    "azure-key": "Azure storage or service key",
-    "huggingface-token": "Hugging Face token",
-    "jwt": "JSON Web Token",
-    "url-credentials": "password in a URL",
-    "authorization-header": "credential in an Authorization header",
-    "password-assignment": "hard-coded password",
-    "secret-assignment": "hard-coded secret or token",
-}
+RULES: dict[str, str] = KINDS
 
 
 # --- public API -------------------------------------------------------------------------
@@ -77,8 +47,9 @@ def scan_fields(fields: Mapping[str, Any]) -> list[SecretFinding]:
     """Credentials in every string inside ``fields``, each tagged with its field path.
 
     Walks nested mappings (``extra.note``) and lists/tuples (``alternatives[1]``); other
-    scalars are skipped. A string under a credential-named key (``{"password": "..."}``)
-    is also judged as the value of that assignment.
+    scalars are skipped. Mapping keys are scanned too (a key that holds a secret is
+    reported under its path, masked). A string under a credential-named key
+    (``{"password": "..."}``) is also judged as the value of that assignment.
     """
     items: list[tuple[str, object, str]] = []
     _collect(fields, "", None, items)
@@ -92,10 +63,10 @@ def scan_fields(fields: Mapping[str, Any]) -> list[SecretFinding]:
     findings: list[SecretFinding] = []
     for path, key, value in items:
         found = scan_text(value)
-        findings.extend(SecretFinding(path, f.rule, f.kind) for f in found)
-        rule = None if found else _keyed_rule(key, value)
+        findings.extend(SecretFinding(_masked(path), f.rule, f.kind) for f in found)
+        rule = None if found else keyed_rule(key, value)
         if rule:
-            findings.append(SecretFinding(path, rule, RULES[rule]))
+            findings.append(SecretFinding(_masked(path), rule, RULES[rule]))
     return findings
 
 
@@ -109,10 +80,10 @@ def locate(fields: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     found: list[tuple[str, str, str]] = []
     for path, key, value in items:
         hits = list(_hits(value))
-        found.extend((path, rule, value[start:end]) for start, end, rule in hits)
-        rule = None if hits else _keyed_rule(key, value)
+        found.extend((_masked(path), rule, value[start:end]) for start, end, rule in hits)
+        rule = None if hits else keyed_rule(key, value)
         if rule:
-            found.append((path, rule, value.strip()))
+            found.append((_masked(path), rule, value.strip()))
     return found
 
 
@@ -120,11 +91,13 @@ def redact_value(value: Any, key: object = None) -> Any:
     """``value`` (a string, or lists and mappings of them) with every secret masked."""
     if isinstance(value, str):
         masked = redact(value)
-        if masked == value and _keyed_rule(key, value):
-            return f"[REDACTED:{_keyed_rule(key, value)}]"
-        return masked
+        rule = keyed_rule(key, value) if masked == value else None
+        return f"[REDACTED:{rule}]" if rule else masked
     if isinstance(value, (dict, Mapping)):
-        return {name: redact_value(item, name) for name, item in value.items()}
+        return {
+            redact(name) if isinstance(name, str) else name: redact_value(item, name)
+            for name, item in value.items()
+        }
     if isinstance(value, (list, tuple)):
         return [redact_value(item) for item in value]
     return value
@@ -175,8 +148,54 @@ def redact(text: str) -> str:
 # --- engine -----------------------------------------------------------------------------
 
 
-_TRIGGERS = tuple((t, i) for i, d in enumerate(_DETECTORS) if not d.lower for t in d.triggers)
-_LOWER_TRIGGERS = tuple((t, i) for i, d in enumerate(_DETECTORS) if d.lower for t in d.triggers)
+_MARKER = "[REDACTED:"
+_MARKERS = lazy(r"\[REDACTED:[a-z0-9-]{1,40}\]")
+# Characters that gate whole groups of triggers: one test of "_" rules out every
+# trigger holding it ("ghp_", "npm_", ...) in text without one, as most prose is.
+_GATES = ("_", "~", "$", "-", ".", ":", "/", "=", '"')
+
+
+_Groups = tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
+
+
+def _trigger_groups() -> tuple[_Groups, _Groups, _Groups]:
+    """The triggers of the plain, the lower-case and the dense detectors, each as
+    ``((gate, ((trigger, detector bits), ...)), ...)`` (gate "" for triggers with none),
+    every distinct trigger once, shorter ones first."""
+    bits: tuple[dict[str, int], dict[str, int], dict[str, int]] = ({}, {}, {})
+    for i, detector in enumerate(DETECTORS):
+        which = bits[2 if detector.dense else 1 if detector.lower else 0]
+        for trigger in detector.triggers:
+            which[trigger] = which.get(trigger, 0) | 1 << i
+    out = []
+    for found in bits:
+        groups: dict[str, list[tuple[str, int]]] = {}
+        for trigger in sorted(found, key=len):
+            gate = ""
+            for candidate in _GATES:
+                if candidate in trigger:
+                    gate = candidate
+                    break
+            groups.setdefault(gate, []).append((trigger, found[trigger]))
+        out.append(tuple((gate, tuple(group)) for gate, group in groups.items()))
+    return out[0], out[1], out[2]
+
+
+_GROUPS, _LOWER_GROUPS, _DENSE_GROUPS = _trigger_groups()
+_ALWAYS = sum(1 << i for i, d in enumerate(DETECTORS) if not d.triggers)  # no literal
+_CONTEXT = tuple((1 << i, d.context) for i, d in enumerate(DETECTORS) if d.context)
+_EVERY = (1 << len(DETECTORS)) - 1
+_EVERY_DENSE = sum(1 << i for i, d in enumerate(DETECTORS) if d.dense)
+
+
+def _triggered(haystack: str, groups: _Groups) -> int:
+    found = 0
+    for gate, group in groups:
+        if not gate or gate in haystack:
+            for trigger, bits in group:
+                if trigger in haystack:
+                    found |= bits
+    return found
 
 
 def _lowered(text: str) -> str:
@@ -187,30 +206,64 @@ def _lowered(text: str) -> str:
     return low
 
 
-def _matches(detector: _Detector, haystack: str) -> Iterator[re.Match[str]]:
+def _matches(detector: Detector, haystack: str) -> Iterator[re.Match[str]]:
     if len(detector.patterns) == 1:
         return detector.patterns[0].finditer(haystack)
     found = [m for pattern in detector.patterns for m in pattern.finditer(haystack)]
     return iter(sorted(found, key=lambda m: m.start()))
 
 
-def _hits(text: str) -> Iterator[_Hit]:
-    """Every real secret in ``text``, detector by detector; spans never overlap."""
+def _dense(text: str) -> str:
+    """The runs of ``DENSE_RUN`` or more characters without whitespace, one per line."""
+    # Each distinct run once: a trigger test needs no repeats (logs and code repeat a lot).
+    return "\n".join(dict.fromkeys([run for run in text.split() if len(run) >= DENSE_RUN]))
+
+
+def _active(text: str, low: str) -> list[Detector]:
+    """The detectors that can match ``text``, less those whose context word it lacks.
+
+    Substring tests for each detector's triggers are far cheaper than its regex on short
+    text; on long text each literal-prefixed pattern is about as fast as the test it
+    would save, so every detector runs. The dense detectors' triggers are looked for in
+    the text's long runs only (``_dense``), which is worth it while those are a small
+    part of the text (prose, most records), whatever its length.
+    """
+    if len(text) <= TRIGGER_LIMIT:
+        active = _triggered(text, _GROUPS) | _triggered(low, _LOWER_GROUPS) | _ALWAYS
+    else:
+        active = _EVERY & ~_EVERY_DENSE
+    dense = _dense(text)
+    if len(dense) * 2 > len(text) and len(text) > TRIGGER_LIMIT:
+        active |= _EVERY_DENSE
+    elif dense:
+        active |= _triggered(dense, _DENSE_GROUPS)
+    for bit, words in _CONTEXT:
+        if active & bit and not any(word in low for word in words):
+            active &= ~bit
+    found = []
+    while active:  # the set bits, lowest first: the detectors' order
+        bit = active & -active
+        found.append(DETECTORS[bit.bit_length() - 1])
+        active ^= bit
+    return found
+
+
+def _hits(text: str) -> Iterator[Hit]:
+    """Every real secret in ``text``, detector by detector; spans never overlap.
+
+    A redaction marker (``[REDACTED:github-token]``) is never part of a finding, so a
+    masked text scans clean: ``https://[REDACTED:github-token]@host`` holds no password.
+    """
     if not text:
         return
     low = _lowered(text)
-    if len(text) <= _TRIGGER_LIMIT:
-        # Substring tests are far cheaper than regex calls on short text, and most text
-        # trips none. On long text each literal-prefixed pattern is about as fast as the
-        # substring test it would save, so every detector runs.
-        active = {i for trigger, i in _TRIGGERS if trigger in text}
-        active.update(i for trigger, i in _LOWER_TRIGGERS if trigger in low)
-        if not active:
-            return
-        detectors = [d for i, d in enumerate(_DETECTORS) if i in active]
-    else:
-        detectors = list(_DETECTORS)
-    claimed: list[tuple[int, int]] = []  # sorted and non-overlapping
+    detectors = _active(text, low)
+    if not detectors:
+        return
+    # sorted and non-overlapping spans already reported (or masked)
+    claimed: list[tuple[int, int]] = (
+        [m.span() for m in _MARKERS.finditer(text)] if _MARKER in text else []
+    )
     for detector in detectors:
         haystack = low if detector.lower else text
         new: list[tuple[int, int]] = []
@@ -224,19 +277,16 @@ def _hits(text: str) -> Iterator[_Hit]:
             while index < len(claimed) and claimed[index][1] <= hit[0]:
                 index += 1
             if index < len(claimed) and claimed[index][0] < hit[1]:
-                continue  # already reported by a more specific detector
+                continue  # already reported by a more specific detector, or a mask
             new.append((hit[0], hit[1]))
             yield hit
         if new:
             claimed = sorted(claimed + new)
 
 
-def _key_name(key: object) -> re.Match[str] | None:
-    """The credential name a mapping key ends with: "db_password", "apiKey", "TOKEN"."""
-    if not isinstance(key, str) or not key or len(key) > 200:
-        return None
-    m = _KEY_NAME.search(key)
-    return m if m and _key_starts_word(key, m.start()) else None
+def _masked(path: str) -> str:
+    """A field path with any secret in it (a mapping key that is a token) masked."""
+    return redact(path) if path else path
 
 
 _KEY_CACHE: dict[str, bool] = {}  # records repeat the same few keys
@@ -249,30 +299,28 @@ def _is_credential_key(key: object) -> bool:
     if known is None:
         if len(_KEY_CACHE) >= 4096:
             _KEY_CACHE.clear()
-        known = _KEY_CACHE[key] = _key_name(key) is not None
+        known = _KEY_CACHE[key] = _credential_name(key)
     return known
 
 
-def _keyed_rule(key: object, value: str) -> str | None:
-    """The rule a string breaks by being stored under a credential-named key."""
-    m = _key_name(key) if _is_credential_key(key) else None
-    if m is None:
-        return None
-    name = m.group().lower()
-    value = value.strip()
-    aws = name.startswith("secret") and _is_aws_key(name, m.string, m.start())
-    hit = _judge(name, aws, value, 0, len(value))
-    return hit[2] if hit else None
+def _credential_name(key: str) -> bool:
+    if not key or len(key) > 200:
+        return False
+    m = KEY_NAME.search(key)
+    return m is not None and key_starts_word(key, m.start(), m.end())
 
 
 def _collect(value: Any, path: str, key: object, out: list[tuple[str, object, str]]) -> None:
-    """Append ``(field path, mapping key, text)`` for every string inside ``value``."""
+    """Append ``(field path, mapping key, text)`` for every string inside ``value``, and
+    ``("<path>.<key NAME>", None, NAME)`` for every mapping key that is a string."""
     if isinstance(value, str):
         out.append((path, key, value))
     elif value is None or isinstance(value, (bool, int, float)):
         return  # the common non-string scalars; skip the slower Mapping check
     elif isinstance(value, (dict, Mapping)):
         for name, item in value.items():
+            if isinstance(name, str):  # the key itself: "extra.<key NAME>"
+                out.append((f"{path}.<key {name}>" if path else f"<key {name}>", None, name))
             _collect(item, f"{path}.{name}" if path else str(name), name, out)
     elif isinstance(value, (list, tuple)):
         for i, item in enumerate(value):

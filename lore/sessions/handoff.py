@@ -129,7 +129,8 @@ def handoff(
     n, "added": n}``. ``extra`` adds fields of its own (an automatic handoff records
     what it saw); ``summary`` replaces the message's first sentence as the summary.
     Every text passes the secrets gate before anything is written (``allow_secret``
-    skips it: ``--allow-secret``).
+    skips it: ``--allow-secret``), the project's name too; the ``git`` snapshot is
+    masked instead (``[REDACTED:<rule>]``).
     """
     text, given = handoff_texts(
         message,
@@ -140,12 +141,17 @@ def handoff(
             "threads": threads,
         },
     )
-    from lore.secrets.gate import gate
+    from lore.secrets.gate import gate, redact_value
 
     written = {"message": text, **given, **(extra or {})}
     if summary:
         written["summary"] = summary
+    if project is not None:
+        written["project"] = project
     gate(written, allow_secret=allow_secret)
+    # The repository's state (commit subjects, branch and file names) is not text the
+    # handoff was given: a credential in it is masked, not refused.
+    git = redact_value(git) if git else git
     session_id = current_session_id(store, project)
     session = store.find(session_id) if session_id else None
     from lore.index.persist import open_index

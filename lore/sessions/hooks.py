@@ -27,6 +27,8 @@ EVENTS = {
 MARKER = "hooks run"  # every command we install contains "<lore> hooks run <event>"
 EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit"}
 MAX_REQUESTS = 3
+MAX_REQUEST_CHARS = 300  # a request kept in an automatic handoff, on one line
+MAX_COMMAND_CHARS = 200  # a failed command, likewise
 MAX_FILES = 20
 MAX_FAILED = 5
 MAX_FILES_SAID = 8  # files named in the message (``auto.files`` keeps the last MAX_FILES)
@@ -300,7 +302,7 @@ def digest_transcript(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> Digest
                         digest.failed.append(commands[block["tool_use_id"]])
             text = _text_of(content).strip()
             if _typed(entry, text):
-                digest.requests.append(" ".join(text.split())[:300])
+                digest.requests.append(text)  # masked, then cut, by scrub()
                 when = entry.get("timestamp")
                 digest.last_request_at = when if isinstance(when, str) else None
         elif entry.get("type") == "assistant" and isinstance(content, list):
@@ -314,7 +316,7 @@ def digest_transcript(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> Digest
                     if isinstance(file, str) and file not in digest.files:
                         digest.files.append(file)
                 elif block.get("name") == "Bash" and isinstance(tool_input.get("command"), str):
-                    commands[str(block.get("id"))] = " ".join(tool_input["command"].split())[:200]
+                    commands[str(block.get("id"))] = tool_input["command"]
     digest.files_cut = max(0, len(digest.files) - MAX_FILES)
     digest.failed_cut = max(0, len(digest.failed) - MAX_FAILED)
     digest.requests = digest.requests[-MAX_REQUESTS:]
@@ -324,18 +326,35 @@ def digest_transcript(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> Digest
 
 
 def scrub(digest: Digest) -> Digest:
-    """The digest with every credential replaced by ``[REDACTED:<rule>]``.
+    """The digest with every credential replaced by ``[REDACTED:<rule>]``, then each
+    request and command on one line and cut to its length (MAX_REQUEST_CHARS,
+    MAX_COMMAND_CHARS).
 
     An automatic handoff has nobody to ask for ``--allow-secret``: what the secrets gate
     would refuse in a transcript (a token pasted into a prompt or a command) is masked,
-    so the handoff is still written and passes the gate.
+    so the handoff is still written and passes the gate. Masking comes first: a cut or a
+    collapsed line break would leave part of a key that no rule recognises any more
+    (the body lines of a pasted private key without its header).
     """
     from lore.secrets.gate import redact
 
-    digest.requests = [redact(t) for t in digest.requests]
+    digest.requests = [_clip(redact(t), MAX_REQUEST_CHARS) for t in digest.requests]
     digest.files = [redact(t) for t in digest.files]
-    digest.failed = [redact(t) for t in digest.failed]
+    digest.failed = [_clip(redact(t), MAX_COMMAND_CHARS) for t in digest.failed]
     return digest
+
+
+def _clip(text: str, limit: int) -> str:
+    """``text`` on one line, at most ``limit`` characters, never ending inside a
+    redaction marker (a cut marker would read as text that lost its secret)."""
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    cut = line[:limit]
+    opened = cut.rfind("[REDACTED:")
+    if opened >= 0 and "]" not in cut[opened:]:
+        cut = cut[:opened].rstrip()
+    return cut
 
 
 def agent_handed_off(previous: Any, digest: Digest) -> bool:

@@ -1,14 +1,19 @@
 """Atomic whole-file replacement: temp file in the same directory, fsync, rename.
 
 A reader sees either the old file or the new one, never a torn mix, and a crash
-leaves at worst a stray ``.tmp`` file, never a half-written document.
+leaves at worst a stray ``.tmp`` file, never a half-written document. A symlink is
+followed (the file it names is replaced, the link stays); a FIFO, a device or a
+directory is never replaced (``write_output`` streams into a FIFO or a device).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from pathlib import Path
+
+from lore.storage.links import followed, what
 
 
 def fsync_dir(directory: Path) -> None:
@@ -21,15 +26,24 @@ def fsync_dir(directory: Path) -> None:
 
 
 def atomic_write(
-    path: Path, data: bytes, *, exclusive: bool = False, sync_dir: bool = True
+    path: Path,
+    data: bytes,
+    *,
+    exclusive: bool = False,
+    sync_dir: bool = True,
+    within: Path | None = None,
 ) -> None:
     """Replace ``path`` with ``data`` atomically.
 
     With ``exclusive`` the write fails with ``FileExistsError`` if ``path`` exists
     (a hard link is used instead of a rename, so the check and the write are one step).
     ``sync_dir=False`` leaves the directory's fsync (which makes the new name durable)
-    to the caller: a batch of new files needs it once, not once per file.
+    to the caller: a batch of new files needs it once, not once per file. A symlink
+    is followed: the file it names is replaced (``within``: only a file under that
+    directory, the data root); anything but a regular file raises ``DataError``.
     """
+    if not exclusive:
+        path = followed(path, within)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = _temp_file(path)
     try:
@@ -48,6 +62,33 @@ def atomic_write(
         raise
     if sync_dir:
         fsync_dir(path.parent)
+
+
+def write_output(path: Path, data: bytes) -> None:
+    """Write an export to ``path``: streamed into a FIFO or a character device (``-o
+    /dev/stdout``, a pipe, a terminal), else atomically into the regular file it names
+    (through a symlink: the file the link points to; the link stays).
+
+    A directory, a block device or a socket raises ``DataError``.
+    """
+    try:
+        mode = os.stat(path).st_mode  # through every link: what the name reaches
+    except OSError:
+        mode = None  # a new file, or unreachable: the write itself says why
+    real = os.path.realpath(path)
+    if mode is not None and (
+        stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or real.startswith(("/proc/", "/dev/fd/"))
+    ):
+        # /dev/stdout is a link to the process's own descriptor: write through it, never
+        # replace what it names (a file the shell opened with >>, a terminal, a pipe).
+        if not (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISREG(mode)):
+            from lore.errors import DataError
+
+            raise DataError(f"{path} is {what(mode)}: refusing to write to it", file=str(path))
+        with open(path, "ab" if stat.S_ISREG(mode) else "wb") as handle:
+            handle.write(data)
+        return
+    atomic_write(path, data)
 
 
 def _temp_file(path: Path) -> tuple[int, str]:

@@ -9,6 +9,7 @@ with its file and line number; nothing on disk is ever dropped or rewritten.
 from __future__ import annotations
 
 import contextlib
+import errno
 import gc
 import os
 from collections.abc import Iterable, Iterator
@@ -18,7 +19,10 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from lore.storage.links import followed, refuse_special
 from lore.storage.lock import locked
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 CONFLICT_MARKERS = (b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||")
 
@@ -76,20 +80,29 @@ def encode_lines(objs: Iterable[dict[str, Any]]) -> bytes:
 
 
 def append(
-    path: Path, objs: Iterable[dict[str, Any]], *, lock: bool = True, timeout: float | None = None
+    path: Path,
+    objs: Iterable[dict[str, Any]],
+    *,
+    lock: bool = True,
+    timeout: float | None = None,
+    within: Path | None = None,
 ) -> None:
     """Append records as lines, all in one write, under the file's lock.
 
-    ``lock=False`` is for a caller that already holds the lock (a guarded add).
+    ``lock=False`` is for a caller that already holds the lock (a guarded add). A log
+    that is a symlink is followed only to a regular file inside ``within`` (the data
+    root, when given); a FIFO, a device or a link out of the root raises ``DataError``.
     """
     data = encode_lines(objs)
     if not data:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     with locked(path, timeout) if lock else nullcontext():
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = _open_log(path, within)
         try:
-            size = os.fstat(fd).st_size
+            info = os.fstat(fd)
+            refuse_special(path, info.st_mode)
+            size = info.st_size
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 # A torn last line (crash mid-write, hand edit): start on a fresh
                 # line so the new record is not glued onto the fragment.
@@ -108,6 +121,18 @@ def append(
                 raise
         finally:
             os.close(fd)
+
+
+def _open_log(path: Path, within: Path | None) -> int:
+    """The log's descriptor, for appending. O_NOFOLLOW costs nothing on the usual regular
+    file; only a symlink (ELOOP) is looked at and followed if it may be."""
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT
+    try:
+        return os.open(path, flags | _NOFOLLOW, 0o644)
+    except OSError as exc:
+        if not _NOFOLLOW or exc.errno != errno.ELOOP:
+            raise
+    return os.open(followed(path, within, action="append to"), flags, 0o644)
 
 
 def read(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[ReadIssue]]:

@@ -244,9 +244,9 @@ class Store:
                             id=record.id,
                         ) from None
                 else:
-                    put_map_entry(location, storage, record, new=True)
+                    put_map_entry(location, storage, record, new=True, within=self.path)
             for path, objs in by_log.items():
-                jsonl.append(path, objs, lock=False)
+                jsonl.append(path, objs, lock=False, within=self.path)
             if progress is not None:
                 progress(done)
             for folder in written:  # one fsync makes every new name in it durable
@@ -302,13 +302,19 @@ class Store:
                     }
                     if reason:
                         line["reason"] = reason
-                    jsonl.append(location, [line], lock=False)
+                    jsonl.append(location, [line], lock=False, within=self.path)
                 elif isinstance(storage, Dir):
-                    update_document(target, changes, tree)
+                    update_document(target, changes, tree, within=self.path)
                     record = document_record(cls, record_id, target, tree)
                 else:
                     put_map_entry(
-                        location, storage, candidate, new=False, changes=changes, key=record_id
+                        location,
+                        storage,
+                        candidate,
+                        new=False,
+                        changes=changes,
+                        key=record_id,
+                        within=self.path,
                     )
         self._cache.pop(cls.KIND.name, None)
         # A document's new state is the tree just written: no directory re-read needed.
@@ -371,7 +377,7 @@ class Store:
             record = self._load(cls).get(key)
             if record is None:
                 raise NotFoundError(f"no {cls.KIND.name} named {key!r}", id=key)
-            delete_map_entry(path, storage, key)
+            delete_map_entry(path, storage, key, within=self.path)
         self._cache.pop(cls.KIND.name, None)
         return record
 

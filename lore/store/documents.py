@@ -95,16 +95,19 @@ def load_map(
     return out
 
 
-def update_document(file: Path, changes: dict[str, Any], tree: Any) -> None:
-    """Set ``changes`` in a document's parsed ``tree`` (comments kept) and write it."""
+def update_document(
+    file: Path, changes: dict[str, Any], tree: Any, *, within: Path | None = None
+) -> None:
+    """Set ``changes`` in a document's parsed ``tree`` (comments kept) and write it
+    (``within``: the data root a symlinked document may not lead out of)."""
     for key, value in changes.items():
         merge_value(tree, key, value)
     if file.suffix == ".json":
-        atomic_write(file, dump_document(file, tree))
+        atomic_write(file, dump_document(file, tree), within=within)
         return
     from lore.storage import yamlio
 
-    atomic_write(file, yamlio.dumps(tree))
+    atomic_write(file, yamlio.dumps(tree), within=within)
 
 
 def put_map_entry(
@@ -115,6 +118,7 @@ def put_map_entry(
     new: bool,
     changes: dict[str, Any] | None = None,
     key: str | None = None,
+    within: Path | None = None,
 ) -> None:
     """Insert or change one entry of a map document; the caller holds the lock.
 
@@ -155,17 +159,17 @@ def put_map_entry(
             entries[name] = {}
         for field, value in changes.items():
             merge_value(entries[name], field, value)
-    atomic_write(path, yamlio.dumps(doc))
+    atomic_write(path, yamlio.dumps(doc), within=within)
 
 
-def delete_map_entry(path: Path, storage: Map, key: str) -> None:
+def delete_map_entry(path: Path, storage: Map, key: str, *, within: Path | None = None) -> None:
     """Delete the entry ``key`` of a map document; the caller holds the lock. The rest of
     the file (comments, order, unknown keys) stays as it was."""
     from lore.storage import yamlio
 
     doc = yamlio.load(path)
     yamlio.delete_key(doc, doc[storage.key], key)
-    atomic_write(path, yamlio.dumps(doc))
+    atomic_write(path, yamlio.dumps(doc), within=within)
 
 
 def data_issue(file: Path, exc: DataError) -> ReadIssue:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import os
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 
 from lore.model import Log, kinds
 from lore.paths import COMPONENTS
+from lore.storage.links import inside
 from lore.store.core import Store
 from lore.upkeep.report import Report
 from lore.upkeep.validate import validate
@@ -26,7 +28,9 @@ class Finding:
     """Something doctor found beside validate's issues."""
 
     severity: str  # "error", "warning" or "info"
-    code: str  # stale-index, corrupt-index, corrupt-graph, temp-file, lock-held, quarantine-file
+    # stale-index, corrupt-index, corrupt-graph, temp-file, lock-held, quarantine-file,
+    # link-outside-root, not-a-file
+    code: str
     path: str
     message: str
     fixable: bool = False
@@ -71,6 +75,7 @@ def diagnose(store: Store) -> Diagnosis:
     diagnosis.findings.extend(_index_findings(store))
     diagnosis.findings.extend(_graph_findings(store))
     diagnosis.findings.extend(_file_findings(store))
+    diagnosis.findings.extend(_link_findings(store))
     return diagnosis
 
 
@@ -82,8 +87,10 @@ def repair(store: Store) -> Diagnosis:
         path = store.location(cls)
         if not isinstance(cls.KIND.storage, Log) or not path.is_file():
             continue
+        if not inside(path, store.path):
+            continue  # a link out of the root: flagged, never written through
         rel = path.relative_to(store.path).as_posix()
-        moved = quarantine_lines(path, rel)
+        moved = quarantine_lines(path, rel, within=store.path)
         if moved:
             repaired.append(
                 {
@@ -121,7 +128,7 @@ def repair(store: Store) -> Diagnosis:
     return after
 
 
-def quarantine_lines(path: Path, rel: str) -> list[int]:
+def quarantine_lines(path: Path, rel: str, *, within: Path | None = None) -> list[int]:
     """Move the lines of the log at ``path`` that are not records into its quarantine file.
 
     Under the log's lock, so the lines are judged as they are (an append in progress
@@ -158,11 +165,12 @@ def quarantine_lines(path: Path, rel: str) -> list[int]:
             for n in moved
         ]
         quarantine = path.with_name(path.name + QUARANTINE_SUFFIX)
-        jsonl.append(quarantine, entries)  # first: a crash now leaves a copy, never a loss
+        # first: a crash now leaves a copy, never a loss
+        jsonl.append(quarantine, entries, within=within)
         skip = set(moved)
         kept = [line for n, line in enumerate(parts, 1) if n not in skip]
         data = b"\n".join(kept) + (b"\n" if kept else b"")
-        atomic_write(path, data)
+        atomic_write(path, data, within=within)
     return moved
 
 
@@ -225,6 +233,40 @@ def _file_findings(store: Store) -> list[Finding]:
                 elif name.endswith(QUARANTINE_SUFFIX):
                     message = "lines moved aside by `lore doctor --repair`: read, fix, re-import"
                     found.append(Finding("warning", "quarantine-file", rel, message))
+    return found
+
+
+def _link_findings(store: Store) -> list[Finding]:
+    """Symlinks under the components' data directories (or standing for one) that lead out
+    of the data root, and FIFOs, devices or sockets there: lore refuses to write through
+    or to them, so each is an error a person must resolve."""
+    from lore.storage.links import what
+
+    found: list[Finding] = []
+    root = store.path
+    for component in COMPONENTS:
+        base = store.data_dir(component)
+        entries = [base] if os.path.lexists(base) else []
+        if base.is_dir() and not base.is_symlink():
+            for dirpath, dirs, names in os.walk(base):
+                entries.extend(Path(dirpath) / n for n in sorted(dirs) + sorted(names))
+        for path in entries:
+            rel = path.relative_to(root).as_posix()
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                continue
+            if stat.S_ISLNK(mode):
+                target = os.path.realpath(path)
+                if not inside(path, root):
+                    message = (
+                        f"a symbolic link to {target}, outside the data root: lore refuses to "
+                        "write through it; replace the link with the file (or folder) itself"
+                    )
+                    found.append(Finding("error", "link-outside-root", rel, message))
+            elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                message = f"{what(mode)} where a data file belongs: lore refuses to write to it"
+                found.append(Finding("error", "not-a-file", rel, message))
     return found
 
 

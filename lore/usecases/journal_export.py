@@ -51,12 +51,12 @@ def export(store: Store, fmt: str, output: str | Path | None = None) -> dict[str
     if output is None:
         out["content"] = text
         return out
-    from lore.storage.atomic import atomic_write
+    from lore.storage.atomic import write_output
 
     path = Path(output)
     if path.is_dir():
         raise UsageError(f"--output {path} is a directory; give a file for --format {fmt}")
-    atomic_write(path, text.encode("utf-8"))
+    write_output(path, text.encode("utf-8"))
     out["file"] = str(path)
     return out
 

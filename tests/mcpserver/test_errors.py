@@ -100,6 +100,8 @@ def test_secrets_are_refused_unless_allowed(server: Any) -> None:
     assert refused["findings"][0]["field"] == "content"
     assert server.error("fail", error_type="ToolError", message=text)["code"] == "secret"
     assert server.error("handoff", message=f"done; {text}")["code"] == "secret"
+    project = server.error("handoff", message="done for today", project=f"shop-{FAKE_KEY}")
+    assert (project["code"], project["field"]) == ("secret", "project")
     allowed = server.ok("observe", text=text, allow_secret=True)
     assert allowed["record"]["content"] == text
 
