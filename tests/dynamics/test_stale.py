@@ -74,7 +74,7 @@ def test_stale_lists_changed_moved_and_vanished_files_with_their_commits(
                 "date": changed["commits"][0]["date"],
                 "subject": "Pool the connections",
             }
-        ],  # fmt: skip
+        ],
         "commit_count": 1,
         "added": 3,
         "deleted": 2,
