@@ -110,6 +110,10 @@ class Record:
     """
 
     KIND: ClassVar[Kind]
+    # Fields two clones may set to different values at once: a log kind's revisions carry
+    # the value they replaced (``was``), and ``lore.dynamics.conflicts`` names two revisions
+    # that set one differently without either having seen the other.
+    DIVERGENT: ClassVar[tuple[str, ...]] = ("status", "pinned")
 
     id: str = ""
     timestamp: str = ""

@@ -206,6 +206,7 @@ def test_revise_on_a_log_appends_a_revision_line_and_folds_it(
             "timestamp": NOW,
             "set": {"outcome": "successful", "x_note": 1},
             "reason": "worked",
+            "was": {"outcome": "pending"},
         },
     ]
     expected = {**decision.to_dict(), "outcome": "successful", "x_note": 1}
@@ -226,6 +227,7 @@ def test_revise_without_reason_has_no_reason_key(
         "id": "obs-000000000001",
         "timestamp": NOW,
         "set": {"status": "promoted"},
+        "was": {"status": "raw"},
     }
 
 

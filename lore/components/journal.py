@@ -33,6 +33,7 @@ class Decision(Record):
         title="decision",
         search=("decision", "rationale", "alternatives", "lesson_learned", "entities", "tags"),
     )
+    DIVERGENT = ("outcome", "status", "type", "pinned")
 
     decision: str = text(required=True)
     rationale: str = ""

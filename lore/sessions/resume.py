@@ -47,6 +47,8 @@ class ResumeBundle:
     # An automatic handoff's own threads (its transcript's requests), which the text
     # lists after the items it carried over; not part of the JSON document.
     own_threads: list[str] = field(default_factory=list)
+    # lore.dynamics: conflicts a merge left, and what the last `lore consolidate` proposed.
+    tending: dict[str, Any] = field(default_factory=lambda: {"conflicts": 0, "proposals": None})
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -62,6 +64,7 @@ class ResumeBundle:
             "pending_review": self.pending_review,
             "pending_review_count": max(self.pending_review_count, len(self.pending_review)),
             "fork": self.fork,
+            "tending": self.tending,
         }
 
 
@@ -151,7 +154,23 @@ def resume(
     pending.sort(key=lambda d: (ts[d], d))
     bundle.pending_review_count = len(pending)
     bundle.pending_review = [_decision(view.read(d)) for d in pending[:MAX_PENDING]]
+    bundle.tending = tending(store, view.index)
     return bundle
+
+
+def tending(store: Store, idx: Any) -> dict[str, Any]:
+    """``{"conflicts": n, "proposals": {"count", "at", "current"} or None}``: the open
+    conflicts a merge left (``lore.dynamics.conflicts``, cached by the logs' stamps) and
+    the count the last ``lore consolidate`` found (``current``: nothing changed since)."""
+    from lore.dynamics.conflicts import open_count
+    from lore.dynamics.proposals import remembered, state_key
+
+    last = remembered(store)
+    proposals = None
+    if last is not None and isinstance(last.get("count"), int):
+        current = last.get("key") == state_key(idx)
+        proposals = {"count": last["count"], "at": last.get("at"), "current": current}
+    return {"conflicts": open_count(store, idx), "proposals": proposals}
 
 
 def rank_decisions(

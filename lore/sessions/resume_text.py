@@ -32,6 +32,7 @@ SECTION_NAMES = {
     "failures": "recurring failures",
     "goals": "open goals",
     "review": "decisions pending review",
+    "tending": "tending",
 }
 
 
@@ -136,6 +137,28 @@ def _stale(item: dict[str, Any]) -> str:
     return f", stale: {', '.join(paths)} changed" if paths else ""
 
 
+def _tending(bundle: Any, add: Add) -> None:
+    """One line each: conflicts a merge left, proposals the last consolidate found."""
+    tend = getattr(bundle, "tending", None) or {}
+    lines = []
+    conflicts = tend.get("conflicts") or 0
+    if conflicts:
+        lines.append(
+            f"- {plural(conflicts, 'conflict')} after a merge: a field two clones set "
+            "differently (lore validate names it, lore consolidate settles it)"
+        )
+    proposals = tend.get("proposals") or {}
+    if proposals.get("count"):
+        when = "" if proposals.get("current") else f" as of {str(proposals.get('at'))[:10]}"
+        lines.append(
+            f"- {plural(proposals['count'], 'consolidation proposal')}{when} (lore consolidate)"
+        )
+    if lines:
+        add(3, "tending", "## Tending")
+        for line in lines:
+            add(3, "tending", line)
+
+
 def _failures(bundle: Any, add: Add) -> None:
     if bundle.recurring_failures:
         add(2, "failures", "## Recurring failures (Rule of Three)")
@@ -183,6 +206,7 @@ SECTIONS: tuple[Callable[[Any, Add], None], ...] = (
     _failures,
     _goals,
     _review,
+    _tending,
     _fork,
 )
 

@@ -105,6 +105,7 @@ class Checker(RecordChecker):
         first_line: dict[bytes, int] = {}
         creation: dict[str, int] = {}
         revisions: dict[str, list[tuple[str, int, dict[str, Any]]]] = defaultdict(list)
+        lines: dict[str, list[tuple[str, int, dict[str, Any]]]] = defaultdict(list)  # whole
         for number, obj in rows:
             key = jsonl.dumps(obj)
             if key in first_line:
@@ -121,6 +122,7 @@ class Checker(RecordChecker):
                 if isinstance(changes, dict):
                     self.check_revision(obj, rid, changes, rel, number)
                     revisions[rid].append((_order_key(obj.get("timestamp")), number, changes))
+                    lines[rid].append((_order_key(obj.get("timestamp")), number, obj))
                 continue
             if op is not None:
                 message = f"unknown _op {op!r} (read as a new record)"
@@ -145,6 +147,19 @@ class Checker(RecordChecker):
                 field_lines.update(dict.fromkeys(changes, number))
             record = cls.from_dict(state)
             self.check_record(record, rel, creation.get(rid), field_lines, revised=True)
+            if len(lines[rid]) >= 2 and cls.DIVERGENT:
+                self.check_divergence(cls, rid, lines[rid], rel)
+
+    def check_divergence(
+        self, cls: type[Record], rid: str, lines: list[tuple[str, int, dict[str, Any]]], rel: str
+    ) -> None:
+        """A field two clones set differently, neither seeing the other (``lore.dynamics.
+        conflicts``): a warning naming both values, at the later revision's line."""
+        from lore.dynamics.conflicts import divergences
+
+        for found in divergences(cls, rid, lines):
+            self.add(WARNING, "divergent-value", rel, found.second.line, found.message(), rid,
+                     found.field)  # fmt: skip
 
     def check_revision(
         self, obj: dict[str, Any], rid: str, changes: dict[str, Any], rel: str, number: int

@@ -88,3 +88,94 @@ def pin(store: Store, ids: list[str], *, pinned: bool = True) -> dict[str, Any]:
 
     records = run(store, ids, pinned=pinned)
     return {"ok": True, "pinned": pinned, "records": [_brief(r) for r in records]}
+
+
+def consolidate(
+    store: Store,
+    *,
+    kinds: list[str] | tuple[str, ...] = (),
+    since: str | None = None,
+    archive_after: str | None = None,
+) -> dict[str, Any]:
+    """``lore consolidate``: every proposal (never applied here)."""
+    from lore.dynamics import proposals as p
+
+    found = p.gather(
+        store, kinds=kinds, since=since, archive_after=archive_after or p.ARCHIVE_AFTER
+    )
+    if not kinds and since is None and archive_after is None:
+        from lore.index.persist import open_index
+
+        p.remember(store, found, p.state_key(open_index(store)))
+    counts = {kind: sum(1 for x in found if x.kind == kind) for kind in p.KINDS}
+    return {"total": len(found), "counts": counts, "proposals": [x.to_dict() for x in found]}
+
+
+def apply_proposals(
+    store: Store,
+    wanted: list[str] | tuple[str, ...] = (),
+    *,
+    apply_all: bool = False,
+    kinds: list[str] | tuple[str, ...] = (),
+    since: str | None = None,
+    archive_after: str | None = None,
+) -> dict[str, Any]:
+    """``lore consolidate --apply ID[:CHOICE]...`` or ``--apply-all --kind K``: the proposals
+    worked out afresh, the ones asked for applied in turn; every id is checked first."""
+    from lore.dynamics import proposals as p
+    from lore.dynamics.apply import apply
+    from lore.errors import NotFoundError, UsageError
+
+    if apply_all and wanted:
+        raise UsageError("--apply ID... and --apply-all exclude each other")
+    if apply_all and not kinds:
+        raise UsageError("--apply-all needs --kind K (a proposal kind or a record kind)")
+    found = p.gather(
+        store, kinds=kinds, since=since, archive_after=archive_after or p.ARCHIVE_AFTER
+    )
+    by_id = {x.id: x for x in found}
+    todo: list[tuple[p.Proposal, str | None]] = []
+    if apply_all:
+        todo = [(x, None) for x in found]
+    for item in dict.fromkeys(wanted):
+        pid, sep, picked = item.partition(":")
+        if pid not in by_id:
+            raise NotFoundError(
+                f"no proposal {pid!r} (now); lore consolidate lists the current ones", id=pid
+            )
+        todo.append((by_id[pid], picked if sep else None))
+    for proposal, choice in todo:  # every choice checked before anything is written
+        if choice is not None and (
+            proposal.action != "settle" or choice not in {str(c) for c in proposal.choices}
+        ):
+            from lore.errors import InvalidInputError
+
+            options = ", ".join(str(c) for c in proposal.choices) or "nothing (not a settlement)"
+            raise InvalidInputError(
+                f"{proposal.id}: choose one of {options} (got {choice!r})", id=proposal.id
+            )
+    applied = []
+    for proposal, choice in todo:
+        if proposal.action == "promote":
+            from lore.sessions.review import promote_failures
+
+            error_type = proposal.detail["error_type"]
+            [done] = promote_failures(store, error_type)
+            applied.append(
+                {
+                    "id": proposal.id,
+                    "kind": proposal.kind,
+                    "action": proposal.action,
+                    "created": done.anti_pattern.id if done.created else None,
+                    "changes": [
+                        {
+                            "id": done.anti_pattern.id,
+                            "change": f"{'created' if done.created else 'updated'} "
+                            f"{done.anti_pattern.name} ({done.count} failures)",
+                        }
+                    ],
+                }
+            )
+            continue
+        applied.append(apply(store, proposal, choice))
+    return {"ok": True, "applied": applied}

@@ -97,8 +97,9 @@ def test_review_usage_errors(run: Run, args: list[str], message: str) -> None:
 # --- resolve ------------------------------------------------------------------------
 
 
-def revision(decision_id: str, **changes: Any) -> bytes:
+def revision(decision_id: str, was: str = "pending", **changes: Any) -> bytes:
     line = {"_op": "revise", "id": decision_id, "timestamp": NOW, "set": changes}
+    line["was"] = {"outcome": was}  # the outcome it replaced (lore.dynamics.conflicts)
     return orjson.dumps(line)
 
 
@@ -235,7 +236,7 @@ def test_resolve_with_force(run: Run, data_dir: Path) -> None:
     data = ok_json(run, "review", "--resolve", dec, "--outcome", "revised", "--force")
     assert data["record"]["outcome"] == "revised"
     assert decisions_file(data_dir).read_bytes().splitlines()[-1] == revision(
-        dec, outcome="revised", resolved_at=NOW
+        dec, outcome="revised", resolved_at=NOW, was="successful"
     )
 
 

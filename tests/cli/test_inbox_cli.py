@@ -112,6 +112,7 @@ def test_promote_links_both_ways(
         "id": a,
         "timestamp": NOW,
         "set": {"status": "promoted", "promoted_to": target["id"]},
+        "was": {"status": "raw"},
     }
     shown = json.loads(run("show", target["id"], "--json").stdout)
     assert shown["derived_from"] == a
@@ -192,6 +193,7 @@ def test_discard(run: Run, two: list[str], data_dir: Path) -> None:
         "id": two[1],
         "timestamp": NOW,
         "set": {"status": "discarded", "discard_reason": "a one-off"},
+        "was": {"status": "raw"},
     }
     before = snapshot(data_dir)
     again = run("inbox", "discard", two[1], "--reason", "x", "--json")

@@ -243,6 +243,7 @@ def test_update_is_one_revision(run: Run, three: list[str], data_dir: Path) -> N
             "lesson_learned": "start with a monolith",
             "tags": ["api", "arch", "web"],
         },
+        "was": {"outcome": "pending"},
     }
     assert len(lines(data_dir)) == 4
     record = reply["record"]
@@ -368,6 +369,7 @@ def test_retract_and_retract_again(run: Run, three: list[str], data_dir: Path) -
         "id": three[0],
         "timestamp": NOW,
         "set": {"status": "retracted", "retracted_at": NOW, "retraction_reason": "wrong tool"},
+        "was": {"status": "active"},
     }
     before = snapshot(data_dir)
     again = run("journal", "retract", three[0], "--json")
@@ -396,6 +398,7 @@ def test_supersede_links_both(run: Run, three: list[str], data_dir: Path) -> Non
             "id": a,
             "timestamp": NOW,
             "set": {"status": "superseded", "superseded_by": b},
+            "was": {"status": "active"},
         },
         {"_op": "revise", "id": b, "timestamp": NOW, "set": {"supersedes": [a]}},
     ]

@@ -1,0 +1,186 @@
+"""Which records say the same thing (near-duplicates) and which say the opposite about the
+same subject (contradictions), for ``lore consolidate``. Model-free: word stems, the files
+and tags records share, and a short list of words that turn a choice around.
+
+    text(a, b)  = Dice coefficient of the stems of their titles, polarity words left out:
+                  2 |A ∩ B| / (|A| + |B|)
+    files(a, b) = Jaccard index of the files they name (1 when neither names one)
+    tags(a, b)  = Jaccard index of their tags, the project's name left out (1 when neither
+                  has one)
+    similarity  = W_TEXT * text + W_FILES * files + W_TAGS * tags
+
+Near-duplicates: same kind, same project, the same polarity, text >= MIN_TEXT and
+similarity >= DUPLICATE. Opposite choices: two decisions of one project, text >=
+OPPOSITE_TEXT, one turned around by a polarity word (``not``, ``never``, ``avoid``,
+``drop``, ...) and the other not. Clusters grow around the oldest record of each (a record
+joins the first cluster whose first record it is close to; nothing chains).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
+
+W_TEXT, W_FILES, W_TAGS = 0.8, 0.1, 0.1
+MIN_TEXT = 0.6
+DUPLICATE = 0.8
+OPPOSITE_TEXT = 0.6
+BLOCK_KEYS = 2  # the rarest stems of a title that pick the records it is compared with
+MAX_BLOCK = 400  # a stem that many records share picks nothing (it is not rare)
+# Words that turn a choice around ("Use Redis" / "Do not use Redis", "Drop Redis").
+POLARITY = frozenset(
+    (
+        *("not", "no", "never", "don't", "dont", "doesn't", "avoid", "avoiding", "stop"),
+        *("stopped", "drop", "dropped", "remove", "removed", "without", "instead", "against"),
+        *("abandon", "abandoned", "replace", "replaced", "ban", "banned", "disable"),
+        *("disabled", "deprecate", "deprecated"),
+    )
+)
+
+
+class Item(NamedTuple):
+    """One record as consolidation compares it."""
+
+    id: str
+    kind: str
+    project: str | None
+    timestamp: str
+    stems: frozenset[str]
+    negated: bool
+    files: frozenset[str]
+    tags: frozenset[str]
+    record: Any
+
+
+def item(record: Any, title: str) -> Item:
+    from lore.index import analyze
+
+    words = {w.lower().replace("’", "'") for w in title.split()}
+    negated = bool({w.strip(".,;:!?()") for w in words} & POLARITY)
+    stems = frozenset(analyze.terms(title)) - _POLARITY_STEMS()
+    files: set[str] = set()
+    for name in ("files", "entities"):
+        value = getattr(record, name, None)
+        if isinstance(value, list):
+            files.update(v for v in value if isinstance(v, str) and ("/" in v or "." in v))
+    tags = (
+        frozenset(t for t in record.tags if isinstance(t, str) and t != record.project)
+        if isinstance(record.tags, list)
+        else frozenset()
+    )
+    project = record.project if isinstance(record.project, str) else None
+    return Item(
+        record.id,
+        record.kind,
+        project,
+        str(record.timestamp),
+        stems,
+        negated,
+        frozenset(files),
+        tags,
+        record,
+    )
+
+
+_POLARITY_CACHE: list[frozenset[str]] = []
+
+
+def _POLARITY_STEMS() -> frozenset[str]:
+    if not _POLARITY_CACHE:
+        from lore.index import analyze
+
+        _POLARITY_CACHE.append(frozenset(t for w in POLARITY for t in analyze.terms(w)))
+    return _POLARITY_CACHE[0]
+
+
+def dice(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return 2 * len(a & b) / (len(a) + len(b))
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a and not b:
+        return 1.0
+    return len(a & b) / len(a | b)
+
+
+def similarity(a: Item, b: Item) -> tuple[float, float]:
+    """(similarity, text) of two items."""
+    text = dice(a.stems, b.stems)
+    return W_TEXT * text + W_FILES * jaccard(a.files, b.files) + W_TAGS * jaccard(
+        a.tags, b.tags
+    ), text
+
+
+def pairs(items: list[Item]) -> Iterable[tuple[Item, Item]]:
+    """The pairs worth comparing: items of one kind and project that share one of their
+    BLOCK_KEYS rarest stems (a stem shared by more than MAX_BLOCK items picks nothing)."""
+    groups: dict[tuple[str, str | None], list[Item]] = defaultdict(list)
+    for it in items:
+        groups[(it.kind, it.project)].append(it)
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        df: dict[str, int] = defaultdict(int)
+        for it in group:
+            for stem in it.stems:
+                df[stem] += 1
+        blocks: dict[str, list[int]] = defaultdict(list)
+        for i, it in enumerate(group):
+            rare = sorted(it.stems, key=lambda s: (df[s], s))[:BLOCK_KEYS]
+            for stem in rare:
+                if df[stem] <= MAX_BLOCK:
+                    blocks[stem].append(i)
+        seen: set[tuple[int, int]] = set()
+        for members in blocks.values():
+            for x, i in enumerate(members):
+                for j in members[x + 1 :]:
+                    key = (i, j) if i < j else (j, i)
+                    if key not in seen:
+                        seen.add(key)
+                        yield group[key[0]], group[key[1]]
+
+
+def clusters(items: list[Item]) -> list[tuple[list[Item], float]]:
+    """Near-duplicate clusters (two or more items), each with its lowest similarity to the
+    cluster's first (oldest) item; in the order of their first items."""
+    close: dict[str, dict[str, float]] = defaultdict(dict)
+    for a, b in pairs(items):
+        if a.negated != b.negated:
+            continue
+        score, text = similarity(a, b)
+        if text >= MIN_TEXT and score >= DUPLICATE:
+            close[a.id][b.id] = close[b.id][a.id] = score
+    if not close:
+        return []
+    order = sorted((it for it in items if it.id in close), key=lambda it: (it.timestamp, it.id))
+    rank = {it.id: (n, it) for n, it in enumerate(order)}
+    taken: set[str] = set()
+    out = []
+    for first in order:
+        if first.id in taken:
+            continue
+        mine = [rank[i][1] for i in sorted(close[first.id], key=lambda i: rank[i][0])]
+        mine = [it for it in mine if it.id not in taken]
+        if not mine:
+            continue
+        taken.add(first.id)
+        taken.update(it.id for it in mine)
+        out.append(([first, *mine], min(close[first.id][it.id] for it in mine)))
+    return out
+
+
+def opposites(items: list[Item], keep: Callable[[Item], bool]) -> list[tuple[Item, Item, float]]:
+    """Pairs of items (``keep``: decisions still standing) that make opposite choices on
+    the same subject, the older first."""
+    out = []
+    for a, b in pairs([it for it in items if keep(it)]):
+        if a.negated == b.negated:
+            continue
+        text = dice(a.stems, b.stems)
+        if text >= OPPOSITE_TEXT:
+            older, newer = sorted((a, b), key=lambda it: (it.timestamp, it.id))
+            out.append((older, newer, text))
+    return out
