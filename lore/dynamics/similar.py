@@ -4,10 +4,10 @@ and tags records share, and a short list of words that turn a choice around.
 
     text(a, b)  = Dice coefficient of the stems of their titles, polarity words left out:
                   2 |A ∩ B| / (|A| + |B|)
-    files(a, b) = Jaccard index of the files they name (1 when neither names one)
-    tags(a, b)  = Jaccard index of their tags, the project's name left out (1 when neither
-                  has one)
-    similarity  = W_TEXT * text + W_FILES * files + W_TAGS * tags
+    files(a, b) = Jaccard index of the files they name, when both name some
+    tags(a, b)  = Jaccard index of their tags besides the project's name, when both have some
+    similarity  = (W_TEXT * text + W_FILES * files + W_TAGS * tags) / (the weights used):
+                  files and tags count only when both records have them
 
 Near-duplicates: same kind, same project, the same polarity, text >= MIN_TEXT and
 similarity >= DUPLICATE. Opposite choices: two decisions of one project, text >=
@@ -109,9 +109,12 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 def similarity(a: Item, b: Item) -> tuple[float, float]:
     """(similarity, text) of two items."""
     text = dice(a.stems, b.stems)
-    return W_TEXT * text + W_FILES * jaccard(a.files, b.files) + W_TAGS * jaccard(
-        a.tags, b.tags
-    ), text
+    total, weights = W_TEXT * text, W_TEXT
+    if a.files and b.files:
+        total, weights = total + W_FILES * jaccard(a.files, b.files), weights + W_FILES
+    if a.tags and b.tags:
+        total, weights = total + W_TAGS * jaccard(a.tags, b.tags), weights + W_TAGS
+    return total / weights, text
 
 
 def pairs(items: list[Item]) -> Iterable[tuple[Item, Item]]:

@@ -26,6 +26,10 @@ TOOL_NAMES = (
     "goal_update",
     "graph_neighbors",
     "timeline",
+    "stale",
+    "consolidate",
+    "archive",
+    "pin",
 )
 RESOURCES = ("lore://resume", "lore://record/{id}")
 PROMPTS = ("start-session",)
