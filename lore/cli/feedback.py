@@ -155,6 +155,8 @@ def _review_stale(
     def ask(prompt: str) -> str | None:
         click.echo(prompt, err=True, nl=False)
         line = sys.stdin.readline()
+        if not sys.stdin.isatty():  # a piped answer: shown, so the transcript reads well
+            click.echo(line.strip() if line else "(end of input)", err=True)
         return None if not line else line.strip()
 
     done = 0

@@ -64,15 +64,18 @@ def _union(lists: list[Any], drop: set[str] = frozenset()) -> list[str]:  # type
 def _keeper(members: list[Record]) -> Record:
     """The member whose content the merged record takes: the most important
     (``lore.index.weight.importance``), then the most complete (a decision's spec_quality,
-    then the longest title), then the newest."""
+    then the most distinct words in its title), then the oldest (the one the others
+    restated)."""
+    from lore.index import analyze
     from lore.index.weight import importance
 
     def rank(r: Record) -> tuple[Any, ...]:
         spec = getattr(r, "spec_quality", 0.0)
         complete = spec if isinstance(spec, (int, float)) else 0.0
-        return (importance(r.kind, r.__dict__), complete, len(r.title.split()), r.timestamp, r.id)
+        words = len(set(analyze.terms(r.title)))
+        return (-importance(r.kind, r.__dict__), -complete, -words, r.timestamp, r.id)
 
-    return max(members, key=rank)
+    return min(members, key=rank)
 
 
 def merged_fields(members: list[Record]) -> dict[str, Any]:
