@@ -270,6 +270,6 @@ def test_mcp_help_names_every_tool_resource_and_prompt(run: Run) -> None:
     from lore.mcp import PROMPTS, RESOURCES, TOOL_NAMES
 
     text = " ".join(run("mcp", "--help").stdout.split()).replace("start- session", "start-session")
-    assert f"Tools (15): {', '.join(TOOL_NAMES)}; resources {' and '.join(RESOURCES)};" in text
+    assert f"Tools (19): {', '.join(TOOL_NAMES)}; resources {' and '.join(RESOURCES)};" in text
     assert f"the prompt {PROMPTS[0]}." in text
-    assert len(TOOL_NAMES) == len(set(TOOL_NAMES)) == 15
+    assert len(TOOL_NAMES) == len(set(TOOL_NAMES)) == 19
