@@ -172,7 +172,25 @@ def from_index(store: Store, idx: Any) -> list[Divergence]:
     finally:
         for handle in handles.values():
             handle.close()
-    return out
+    return [_numbered(store, d) for d in out]
+
+
+def _numbered(store: Store, found: Divergence) -> Divergence:
+    """``found`` with its revisions' byte offsets turned into line numbers."""
+    path = store.location(kind_class(found.kind))
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(max(found.first.line, found.second.line))
+    except OSError:
+        return found
+
+    def line(offset: int) -> int:
+        return head.count(b"\n", 0, offset) + 1
+
+    return found._replace(
+        first=found.first._replace(line=line(found.first.line)),
+        second=found.second._replace(line=line(found.second.line)),
+    )
 
 
 def open_count(store: Store, idx: Any) -> int:

@@ -119,10 +119,11 @@ def gather(
         return not wanted or kind in wanted
 
     live = {k: store.records(k) for k in DUPLICATE_KINDS if not record_kinds or k in record_kinds}
+    items: dict[str, list[Any]] = {}  # each record as similarity compares it, made once
     if on("duplicate"):
-        out.extend(_duplicates(live))
+        out.extend(_duplicates(live, items))
     if on("contradiction") and "decision" in live:
-        out.extend(_contradictions(store, live["decision"]))
+        out.extend(_contradictions(store, live["decision"], items))
     if on("conflict"):
         out.extend(_conflicts(store, record_kinds))
     if on("archive") and "observation" in live:
@@ -137,13 +138,22 @@ def gather(
 # --- duplicates and contradictions ------------------------------------------------------
 
 
-def _duplicates(live: dict[str, list[Record]]) -> list[Proposal]:
+def _items(kind: str, records: list[Record], cache: dict[str, list[Any]]) -> list[Any]:
+    from lore.dynamics import similar
+
+    if kind not in cache:
+        cache[kind] = [similar.item(r, r.title) for r in records if r.title.strip()]
+    return cache[kind]
+
+
+def _duplicates(live: dict[str, list[Record]], cache: dict[str, list[Any]]) -> list[Proposal]:
     from lore.dynamics import similar
 
     out = []
     for kind, records in live.items():
-        pool = [r for r in records if kind != "observation" or getattr(r, "status", "") == "raw"]
-        items = [similar.item(r, r.title) for r in pool if r.title.strip()]
+        items = _items(kind, records, cache)
+        if kind == "observation":
+            items = [it for it in items if getattr(it.record, "status", "") == "raw"]
         for members, score in similar.clusters(items):
             ids = sorted(m.id for m in members)
             first = members[0].record
@@ -160,7 +170,9 @@ def _duplicates(live: dict[str, list[Record]]) -> list[Proposal]:
     return out
 
 
-def _contradictions(store: Store, decisions: list[Record]) -> list[Proposal]:
+def _contradictions(
+    store: Store, decisions: list[Record], cache: dict[str, list[Any]]
+) -> list[Proposal]:
     from lore.dynamics import similar
 
     standing = [d for d in decisions if getattr(d, "status", "") == "active"]
@@ -171,8 +183,8 @@ def _contradictions(store: Store, decisions: list[Record]) -> list[Proposal]:
             if other in by_id:
                 older, newer = sorted((d, by_id[other]), key=lambda r: (r.timestamp, r.id))
                 found[(older.id, newer.id)] = (older, newer, "they name the same files")
-    items = [similar.item(d, d.title) for d in standing]
-    for a, b, _ in similar.opposites(items, lambda it: True):
+    items = _items("decision", decisions, cache)
+    for a, b, _ in similar.opposites(items, lambda it: it.id in by_id):
         found.setdefault((a.id, b.id), (a.record, b.record, "opposite choices on one subject"))
     out = []
     for (old_id, new_id), (older, newer, why) in sorted(found.items()):
@@ -195,10 +207,14 @@ def _contradictions(store: Store, decisions: list[Record]) -> list[Proposal]:
 
 
 def _conflicts(store: Store, record_kinds: set[str]) -> list[Proposal]:
-    from lore.dynamics.conflicts import scan
+    from lore.dynamics.conflicts import from_index
+    from lore.index.persist import open_index
 
     out = []
-    for found in scan(store):
+    found_all = sorted(
+        from_index(store, open_index(store)), key=lambda d: (d.second.timestamp, d.id, d.field)
+    )
+    for found in found_all:
         if record_kinds and found.kind not in record_kinds:
             continue
         record = store.find(found.id)
@@ -303,16 +319,18 @@ def _unnamed_failures(store: Store) -> list[Proposal]:
         if isinstance(t, str)
     }
     out = []
-    for due in recurring_failures(store, threshold=RULE_OF_THREE):
+    due_types = [
+        due
+        for due in recurring_failures(store, threshold=RULE_OF_THREE)
+        if not due["pitfall"] and due["error_type"] not in named
+    ]
+    by_type: dict[str, list[Record]] = {}
+    if due_types:
+        for f in store.records("failure"):  # read once, for every type due
+            by_type.setdefault(str(getattr(f, "error_type", "")), []).append(f)
+    for due in due_types:
         error_type = due["error_type"]
-        if due["pitfall"] or error_type in named:
-            continue
-        failures = [
-            f
-            for f in store.matching("failure", _typed(error_type))
-            if not f.hidden and getattr(f, "error_type", "") == error_type
-        ]
-        failures.sort(key=lambda f: (f.timestamp, f.id))
+        failures = sorted(by_type.get(error_type, []), key=lambda f: (f.timestamp, f.id))
         out.append(
             Proposal(
                 proposal_id("review", "rule of three", error_type),
@@ -341,10 +359,6 @@ def _n(count: int, words: str) -> str:
         words = words.replace("candidates", "candidate").replace("observations", "observation")
         words = words.replace("patterns", "pattern")
     return f"{count} {words}"
-
-
-def _typed(error_type: str) -> Any:
-    return lambda state: state.get("error_type") == error_type
 
 
 # --- the count resume shows --------------------------------------------------------------

@@ -27,14 +27,14 @@ MIN_TEXT = 0.6
 DUPLICATE = 0.8
 OPPOSITE_TEXT = 0.6
 BLOCK_KEYS = 2  # the rarest stems of a title that pick the records it is compared with
-MAX_BLOCK = 400  # a stem that many records share picks nothing (it is not rare)
+MAX_BLOCK = 64  # a stem that many records share picks nothing (it is not rare)
 # Words that turn a choice around ("Use Redis" / "Do not use Redis", "Drop Redis").
 POLARITY = frozenset(
     (
         *("not", "no", "never", "don't", "dont", "doesn't", "avoid", "avoiding", "stop"),
-        *("stopped", "drop", "dropped", "remove", "removed", "without", "instead", "against"),
-        *("abandon", "abandoned", "replace", "replaced", "ban", "banned", "disable"),
-        *("disabled", "deprecate", "deprecated"),
+        *("stopped", "drop", "dropped", "remove", "removed", "without", "against"),
+        *("abandon", "abandoned", "ban", "banned", "disable", "disabled", "deprecate"),
+        *("deprecated",),
     )
 )
 
@@ -53,11 +53,22 @@ class Item(NamedTuple):
     record: Any
 
 
+_WORD: list[Any] = []  # letters, hyphenated words whole ("no-op" is not "no")
+
+
+def negated(title: str) -> bool:
+    """Whether ``title`` holds a polarity word (``n't`` counts as ``not``)."""
+    if not _WORD:
+        import re
+
+        _WORD.append(re.compile(r"[a-z]+(?:-[a-z]+)*"))
+    text = title.lower().replace("’", "'").replace("n't", " not")
+    return not POLARITY.isdisjoint(_WORD[0].findall(text))
+
+
 def item(record: Any, title: str) -> Item:
     from lore.index import analyze
 
-    words = {w.lower().replace("’", "'") for w in title.split()}
-    negated = bool({w.strip(".,;:!?()") for w in words} & POLARITY)
     stems = frozenset(analyze.terms(title)) - _POLARITY_STEMS()
     files: set[str] = set()
     for name in ("files", "entities"):
@@ -76,7 +87,7 @@ def item(record: Any, title: str) -> Item:
         project,
         str(record.timestamp),
         stems,
-        negated,
+        negated(title),
         frozenset(files),
         tags,
         record,
@@ -153,6 +164,9 @@ def clusters(items: list[Item]) -> list[tuple[list[Item], float]]:
     for a, b in pairs(items):
         if a.negated != b.negated:
             continue
+        sa, sb = a.stems, b.stems
+        if 2 * len(sa & sb) < MIN_TEXT * (len(sa) + len(sb)):
+            continue  # text below MIN_TEXT: not a near-duplicate whatever else they share
         score, text = similarity(a, b)
         if text >= MIN_TEXT and score >= DUPLICATE:
             close[a.id][b.id] = close[b.id][a.id] = score
