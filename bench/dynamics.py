@@ -22,6 +22,7 @@ import tempfile
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import NamedTuple
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -47,6 +48,10 @@ def environ(data: Path, cache: Path, **more: str) -> dict[str, str]:
 
 
 def timed(argv: list[str], env: dict[str, str], cwd: Path) -> float:
+    """Wall seconds of one run (its CPU seconds, user + sys, are appended to ``CPU``)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(
         argv,
@@ -57,7 +62,13 @@ def timed(argv: list[str], env: dict[str, str], cwd: Path) -> float:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return wall
+
+
+CPU: list[float] = []
 
 
 def make_repo(top: Path, seed: int = 7) -> tuple[list[tuple[int, str, str]], dict[str, str]]:
@@ -154,6 +165,13 @@ def add_anchored(
     store.add(records)
 
 
+class Paired(NamedTuple):
+    old: list[float]  # wall seconds
+    new: list[float]
+    old_cpu: list[float]  # CPU seconds (user + sys)
+    new_cpu: list[float]
+
+
 def paired(
     old: list[str],
     new: list[str],
@@ -161,19 +179,24 @@ def paired(
     env_new: dict[str, str],
     cwd: Path,
     pairs: int,
-) -> tuple[list[float], list[float]]:
-    """``pairs`` runs of each, alternating (old first, then new first), after a warm-up."""
+) -> Paired:
+    """``pairs`` runs of each, alternating which goes first, after a warm-up of each."""
     timed(old, env_old, cwd)
     timed(new, env_new, cwd)
-    a, b = [], []
+    out = Paired([], [], [], [])
     for i in range(pairs):
-        if i % 2:
-            b.append(timed(new, env_new, cwd))
-            a.append(timed(old, env_old, cwd))
-        else:
-            a.append(timed(old, env_old, cwd))
-            b.append(timed(new, env_new, cwd))
-    return a, b
+        order = ((new, env_new, out.new, out.new_cpu), (old, env_old, out.old, out.old_cpu))
+        for argv, env, walls, cpus in order if i % 2 else reversed(order):
+            walls.append(timed(argv, env, cwd))
+            cpus.append(CPU[-1])
+    return out
+
+
+def delta(a: list[float], b: list[float]) -> str:
+    """The median of the per-pair differences (b minus a, ms) and their interquartile range."""
+    diffs = sorted((y - x) * 1000 for x, y in zip(a, b, strict=True))
+    q1, q3 = diffs[len(diffs) // 4], diffs[3 * len(diffs) // 4]
+    return f"{statistics.median(diffs):+.1f} (IQR {q1:+.1f} to {q3:+.1f})"
 
 
 def ms(values: list[float]) -> str:
@@ -304,17 +327,12 @@ def main(argv: list[str] | None = None) -> int:
             )
         outside = tmp / "outside"
         outside.mkdir()
-        a_out, b_out = paired(old, new, env_old, env_new, outside, args.pairs)
+        outside_run = paired(old, new, env_old, env_new, outside, args.pairs)
         inside_old = {**env_old, "LORE_PROJECT": repo.name}
         inside_new = {**env_new, "LORE_PROJECT": repo.name}
-        a_in, b_in = paired(old, new, inside_old, inside_new, repo, args.pairs)
+        inside_run = paired(old, new, inside_old, inside_new, repo, args.pairs)
         load_end = os.getloadavg()
         when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-
-        def delta(a: list[float], b: list[float]) -> str:
-            diffs = sorted((y - x) * 1000 for x, y in zip(a, b, strict=True))
-            q1, q3 = diffs[len(diffs) // 4], diffs[3 * len(diffs) // 4]
-            return f"{statistics.median(diffs):+.1f} (IQR {q1:+.1f} to {q3:+.1f})"
 
         verdict = "PASS" if statistics.median(cold) < STALE_TARGET else "**FAIL**"
         out = [
@@ -361,16 +379,22 @@ def main(argv: list[str] | None = None) -> int:
             "own index (their formats differ) on the same 100,000-record store. Outside any "
             f"repository (the usual row of section 5), and inside the {COMMITS:,}-commit "
             f"repository as its project (`LORE_PROJECT={repo.name}`), where resume checks "
-            "the files of the decisions it shows. Difference: the median of the per-pair "
-            "differences (after minus before) and their interquartile range.",
+            "the files of the decisions it shows. Wall and CPU (user + sys) medians; the "
+            "differences are the medians of the per-pair differences (after minus before) "
+            "with their interquartile range: CPU time moves much less than wall time when "
+            "other work shares the machine.",
             "",
-            "| `lore resume` | Before: median ms | After: median ms | Difference ms | "
-            "Before min–max ms | After min–max ms |",
-            "| --- | ---: | ---: | ---: | ---: | ---: |",
-            f"| outside a repository | {ms(a_out)} | {ms(b_out)} | {delta(a_out, b_out)} | "
-            f"{spread(a_out)} | {spread(b_out)} |",
-            f"| in the repository | {ms(a_in)} | {ms(b_in)} | {delta(a_in, b_in)} | "
-            f"{spread(a_in)} | {spread(b_in)} |",
+            "| `lore resume` | Before ms | After ms | Difference ms | Before CPU ms | "
+            "After CPU ms | CPU difference ms |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+            *(
+                f"| {label} | {ms(r.old)} | {ms(r.new)} | {delta(r.old, r.new)} | "
+                f"{ms(r.old_cpu)} | {ms(r.new_cpu)} | {delta(r.old_cpu, r.new_cpu)} |"
+                for label, r in (
+                    ("outside a repository", outside_run),
+                    ("in the repository", inside_run),
+                )
+            ),
             END,
         ]
         section = "\n".join(out) + "\n"

@@ -202,15 +202,9 @@ def open_count(store: Store, idx: Any) -> int:
     from lore.dynamics.fresh import write_cache
     from lore.store.core import _stamp
 
-    key = orjson.loads(
-        orjson.dumps(
-            [
-                [cls.KIND.name, _stamp(store.location(cls))]
-                for cls in kinds().values()
-                if isinstance(cls.KIND.storage, Log) and cls.DIVERGENT
-            ]
-        )
-    )
+    # The logs the index follows (no kind module need be imported to find them).
+    logs = sorted((kind, path) for kind, (path, suffix) in idx.layout.items() if not suffix)
+    key = orjson.loads(orjson.dumps([[kind, _stamp(Path(path))] for kind, path in logs]))
     path = Path(store.root.local) / "dynamics" / CACHE
     try:
         cached = orjson.loads(path.read_bytes())

@@ -36,7 +36,6 @@ PREFIX = {
 }
 DUPLICATE_KINDS = ("decision", "pattern", "anti-pattern", "observation", "evidence")
 ARCHIVE_AFTER = "30d"
-CACHE = "proposals.json"
 
 
 @dataclass
@@ -359,33 +358,3 @@ def _n(count: int, words: str) -> str:
         words = words.replace("candidates", "candidate").replace("observations", "observation")
         words = words.replace("patterns", "pattern")
     return f"{count} {words}"
-
-
-# --- the count resume shows --------------------------------------------------------------
-
-
-def remember(store: Store, proposals: list[Proposal], key: Any) -> None:
-    """Keep how many proposals a full run found, for ``lore resume``'s line."""
-    import orjson
-
-    from lore.dynamics.fresh import write_cache
-
-    data = {"key": key, "count": len(proposals), "at": clock.now()}
-    write_cache(store.root.local / "dynamics" / CACHE, orjson.dumps(data))
-
-
-def remembered(store: Store) -> dict[str, Any] | None:
-    """What the last full ``lore consolidate`` found: {"key", "count", "at"}, or None."""
-    import orjson
-
-    try:
-        data = orjson.loads((store.root.local / "dynamics" / CACHE).read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def state_key(idx: Any) -> list[Any]:
-    """What the proposals depend on: the index's state (every change to a record grows it;
-    a compaction draws a new build) and the day (ages cross the cutoff day by day)."""
-    return [idx.build, len(idx.kinds), clock.now()[:10]]

@@ -20,7 +20,6 @@ def of_docs(store: Store, idx: Any, docs: Iterable[int]) -> dict[int, model.Acti
 
     now = clock.now_datetime().timestamp()
     used = usage(store.root)
-    cited = idx.cited() if idx.cites else {}
     failure = SEARCH_KINDS.index("failure")
     out = {}
     for d in docs:
@@ -37,7 +36,7 @@ def of_docs(store: Store, idx: Any, docs: Iterable[int]) -> dict[int, model.Acti
             now=now,
             last_used=use.last if use else 0.0,
             uses=use.total if use else 0,
-            cited=cited.get(rid, 0),
+            cited=idx.cited_count(d),
             importance=own,
             pinned=d in idx.pins,
         )

@@ -28,6 +28,8 @@ DUPLICATE = 0.8
 OPPOSITE_TEXT = 0.6
 BLOCK_KEYS = 2  # the rarest stems of a title that pick the records it is compared with
 MAX_BLOCK = 64  # a stem that many records share picks nothing (it is not rare)
+EXACT_STEMS = 12  # titles of at most this many stems are also paired by equal stems,
+NEIGHBOUR_STEMS = 5  # and of at most this many by stems that differ by one
 # Words that turn a choice around ("Use Redis" / "Do not use Redis", "Drop Redis").
 POLARITY = frozenset(
     (
@@ -129,32 +131,47 @@ def similarity(a: Item, b: Item) -> tuple[float, float]:
 
 
 def pairs(items: list[Item]) -> Iterable[tuple[Item, Item]]:
-    """The pairs worth comparing: items of one kind and project that share one of their
-    BLOCK_KEYS rarest stems (a stem shared by more than MAX_BLOCK items picks nothing)."""
+    """The pairs worth comparing, among items of one kind and project: those sharing one
+    of their BLOCK_KEYS rarest stems (a stem more than MAX_BLOCK items hold picks no one),
+    and those whose stems are the same (titles of at most EXACT_STEMS stems) or differ by
+    one stem (at most NEIGHBOUR_STEMS): short titles of common words still find their
+    restatements. Such a block bigger than MAX_BLOCK pairs its oldest item with each
+    other one."""
     groups: dict[tuple[str, str | None], list[Item]] = defaultdict(list)
     for it in items:
         groups[(it.kind, it.project)].append(it)
     for group in groups.values():
         if len(group) < 2:
             continue
+        group.sort(key=lambda it: (it.timestamp, it.id))
         df: dict[str, int] = defaultdict(int)
         for it in group:
             for stem in it.stems:
                 df[stem] += 1
-        blocks: dict[str, list[int]] = defaultdict(list)
+        rare_blocks: dict[str, list[int]] = defaultdict(list)
+        near_blocks: dict[frozenset[str], list[int]] = defaultdict(list)
         for i, it in enumerate(group):
-            rare = sorted(it.stems, key=lambda s: (df[s], s))[:BLOCK_KEYS]
-            for stem in rare:
+            for stem in sorted(it.stems, key=lambda s: (df[s], s))[:BLOCK_KEYS]:
                 if df[stem] <= MAX_BLOCK:
-                    blocks[stem].append(i)
+                    rare_blocks[stem].append(i)
+            if len(it.stems) <= EXACT_STEMS:
+                near_blocks[it.stems].append(i)
+            if 1 < len(it.stems) <= NEIGHBOUR_STEMS:
+                for stem in it.stems:
+                    near_blocks[it.stems - {stem}].append(i)
         seen: set[tuple[int, int]] = set()
-        for members in blocks.values():
-            for x, i in enumerate(members):
-                for j in members[x + 1 :]:
-                    key = (i, j) if i < j else (j, i)
-                    if key not in seen:
-                        seen.add(key)
-                        yield group[key[0]], group[key[1]]
+        for members in (*rare_blocks.values(), *near_blocks.values()):
+            if len(members) < 2:
+                continue
+            if len(members) > MAX_BLOCK:  # a star around the oldest: nothing chains anyway
+                chosen = ((members[0], j) for j in members[1:])
+            else:
+                chosen = ((i, j) for x, i in enumerate(members) for j in members[x + 1 :])
+            for i, j in chosen:
+                key = (i, j) if i < j else (j, i)
+                if key not in seen:
+                    seen.add(key)
+                    yield group[key[0]], group[key[1]]
 
 
 def clusters(items: list[Item]) -> list[tuple[list[Item], float]]:

@@ -49,6 +49,7 @@ _ARRAYS = {
     "grp": "I",
     "sess": "I",
     "ctx": "I",
+    "cit": "I",
 }
 _NOT = bytes([1] + [0] * 255)  # translate table: 0 -> 1, anything else -> 0
 BLANKET_MIN_RECORDS = 3  # as lore.index.tagwords counts a project's blanket tags
@@ -84,6 +85,7 @@ class Columns:
         self.hidden = bytearray()
         self.flags = bytearray()  # 1: a pending decision, an active goal, a closed session
         self.asks = bytearray()  # 1: the record's text asks something (holds a "?")
+        self.anch = bytearray()  # 1: the record carries file hashes (lore.dynamics)
         self.ts = array("d")
         self.proj = array("I")
         self.imp = array("f")
@@ -103,10 +105,18 @@ class Columns:
         self.replaced: dict[int, str] = {}
         self.facts: dict[int, tuple[Any, ...]] = {}  # what resume sorts and filters by
         # lore.dynamics: records pinned (never decaying), the ids each record cites, and
-        # the file hashes a record was captured with: ((path, blob, commit), ...).
+        # the file hashes a record was captured with ((path, blob, commit), ...); the last
+        # two marshalled in the file and read on first use. ``cit``: how many live records
+        # cite each record, worked out when the index is written (valid while
+        # ``cit_valid``; after a change in memory, ``cited`` counts afresh).
         self.pins: set[int] = set()
-        self.cites: dict[int, tuple[str, ...]] = {}
-        self.anchors: dict[int, tuple[tuple[Any, ...], ...]] = {}
+        self._cites: dict[int, tuple[str, ...]] | None = {}
+        self._cites_raw: Any = None
+        self._anchors: dict[int, tuple[tuple[Any, ...], ...]] | None = {}
+        self._anchors_raw: Any = None
+        self.cit = array("I")
+        self.cit_valid = True
+        self.cit_max = 0
         self._cited: dict[str, int] | None = None
         self.tags: dict[str, Any] = {}
         self._entities: dict[str, Any] | None = {}  # entity -> records, like tags
@@ -135,10 +145,12 @@ class Columns:
         self.hidden = bytearray(self.hidden)
         self.flags = bytearray(self.flags)
         self.asks = bytearray(self.asks)
+        self.anch = bytearray(self.anch)
         for name, code in _ARRAYS.items():
             setattr(self, name, _unpack(getattr(self, name), code))
         self._ids_at = _unpack(self._ids_at)
         self._ids_text = bytes(self._ids_text)
+        _ = self.cites, self.anchors  # read before they change
 
     # -- reading -----------------------------------------------------------------------
 
@@ -204,8 +216,40 @@ class Columns:
         """How many live failures share the group (error type) ``group``."""
         return self._live_groups()[group]
 
-    def cited(self) -> dict[str, int]:
-        """How many live records cite each id (``cites``), worked out on first use."""
+    @property
+    def cites(self) -> dict[int, tuple[str, ...]]:
+        """Record number -> the ids it cites (unmarshalled on first use)."""
+        if self._cites is None:
+            self._cites = marshal.loads(self._cites_raw)
+        return self._cites
+
+    @cites.setter
+    def cites(self, value: dict[int, tuple[str, ...]]) -> None:
+        self._cites = value
+
+    @property
+    def anchors(self) -> dict[int, tuple[tuple[Any, ...], ...]]:
+        """Record number -> its file hashes (unmarshalled on first use)."""
+        if self._anchors is None:
+            self._anchors = marshal.loads(self._anchors_raw)
+        return self._anchors
+
+    @anchors.setter
+    def anchors(self, value: dict[int, tuple[tuple[Any, ...], ...]]) -> None:
+        self._anchors = value
+
+    def has_anchors(self) -> bool:
+        """Whether any record carries file hashes, without reading them."""
+        if self._anchors is None:
+            return len(self._anchors_raw) > 8  # marshal of an empty dict is 5 bytes
+        return bool(self._anchors)
+
+    def anchored(self, doc: int) -> bool:
+        """Whether the record ``doc`` carries file hashes (a byte: nothing is unmarshalled)."""
+        return bool(self.anch[doc])
+
+    def cited_by_id(self) -> dict[str, int]:
+        """How many live records cite each id, counted from ``cites``."""
         if self._cited is None:
             counts: Counter[str] = Counter()
             dead = self.dead
@@ -214,6 +258,32 @@ class Columns:
                     counts.update(set(targets))
             self._cited = dict(counts)
         return self._cited
+
+    def cited_count(self, doc: int) -> int:
+        """How many live records cite the record ``doc``."""
+        if self.cit_valid:
+            return self.cit[doc]
+        return self.cited_by_id().get(self.id_of(doc), 0)
+
+    def cited_max(self) -> int:
+        """The most citations any record has (a bound for ranking)."""
+        if self.cit_valid:
+            return self.cit_max
+        return max(self.cited_by_id().values(), default=0)
+
+    def count_citations(self) -> None:
+        """Work out the ``cit`` column again (before the index is written)."""
+        counts = self.cited_by_id()
+        column = array("I", bytes(4 * len(self.kinds)))
+        if counts:
+            by_id = self.by_id()
+            for rid, n in counts.items():
+                doc = by_id.get(rid)
+                if doc is not None:
+                    column[doc] = n
+        self.cit = column
+        self.cit_max = max(counts.values(), default=0)
+        self.cit_valid = True
 
     @property
     def size(self) -> int:

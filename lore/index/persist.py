@@ -14,7 +14,7 @@ from lore.index.refresh import Refreshable
 from lore.paths import DataRoot
 from lore.store.core import Store
 
-INDEX_SCHEMA = 14
+INDEX_SCHEMA = 15
 MAGIC = b"LOREIDX\x00"
 
 
@@ -49,6 +49,8 @@ class Index(Refreshable):
     """
 
     def dumps(self) -> bytes:
+        if not self.cit_valid:
+            self.count_citations()
         chunks: list[bytes] = []
         vocab: dict[str, tuple[int, int]] = {}
         offset = 0
@@ -69,12 +71,15 @@ class Index(Refreshable):
         for name, data in (
             ("vocab", marshal.dumps(vocab)),
             ("entities", marshal.dumps({k: _packed(v) for k, v in self.entities.items()})),
+            ("cites", marshal.dumps(self.cites)),
+            ("anchors", marshal.dumps(self.anchors)),
             ("titles", "\n".join(self.titles).encode("utf-8")),
             *self._packed_ids().items(),
             ("kinds", bytes(self.kinds)),
             ("hidden", bytes(self.hidden)),
             ("flags", bytes(self.flags)),
             ("asks", bytes(self.asks)),
+            ("anch", bytes(self.anch)),
             *((name, getattr(self, name).tobytes()) for name in _ARRAYS),
         ):
             regions[name] = (at, len(data))
@@ -98,8 +103,7 @@ class Index(Refreshable):
             "replaced": self.replaced,
             "facts": self.facts,
             "pins": self.pins,
-            "cites": self.cites,
-            "anchors": self.anchors,
+            "cit_max": self.cit_max,
             "tags": {k: v if isinstance(v, bytes) else v.tobytes() for k, v in self.tags.items()},
             "blob": offset,
             "dead": self.dead,
@@ -146,6 +150,7 @@ class Index(Refreshable):
             index.hidden = column("hidden")  # type: ignore[assignment]
             index.flags = column("flags")  # type: ignore[assignment]
             index.asks = column("asks")  # type: ignore[assignment]
+            index.anch = column("anch")  # type: ignore[assignment]
             for name, code in _ARRAYS.items():
                 setattr(index, name, column(name, code))
             for name in (
@@ -158,8 +163,7 @@ class Index(Refreshable):
                 "replaced",
                 "facts",
                 "pins",
-                "cites",
-                "anchors",
+                "cit_max",
                 "tags",
             ):
                 setattr(index, name, meta[name])
@@ -168,10 +172,13 @@ class Index(Refreshable):
             index.blob = view[base + meta["columns"] :]
             index._vocab, index._vocab_raw = None, column("vocab")
             index._entities, index._entities_raw = None, column("entities")
+            index._cites, index._cites_raw = None, column("cites")
+            index._anchors, index._anchors_raw = None, column("anchors")
+            index.cit_valid = True
             index._titles, index._titles_raw = None, column("titles")
             index._frozen = True
             n = len(index.kinds)
-            columns = (*_ARRAYS, "hidden", "flags", "asks", "_ids_at")
+            columns = (*_ARRAYS, "hidden", "flags", "asks", "anch", "_ids_at")
             if not all(len(getattr(index, c)) == n for c in columns):
                 return None
             if len(index.blob) != meta["blob"]:  # truncated, or a stray write

@@ -73,6 +73,8 @@ class Writable(Columns):
         self.imp.append(weight.importance(kind.name, record.__dict__))
         self.dw.append(decision_weight(record.__dict__) if kind.name == "decision" else 0.0)
         self.dl.append(length)
+        self.cit.append(0)
+        self.cit_valid = False
         self.off.append(span[0])
         self.ln.append(span[1])
         group = getattr(record, "error_type", "") if kind.name == "failure" else ""
@@ -89,12 +91,12 @@ class Writable(Columns):
         if facts is not None:
             self.facts[doc] = facts
         extra = record.extra
-        if extra:
-            if extra.get("pinned") is True:
-                self.pins.add(doc)
-            anchors = _anchors(extra.get("file_hashes"))
-            if anchors:
-                self.anchors[doc] = anchors
+        anchors = _anchors(extra.get("file_hashes")) if extra else ()
+        if extra and extra.get("pinned") is True:
+            self.pins.add(doc)
+        if anchors:
+            self.anchors[doc] = anchors
+        self.anch.append(1 if anchors else 0)
         cites = _cites(record)
         if cites:
             self.cites[doc] = cites
@@ -112,8 +114,8 @@ class Writable(Columns):
         if doc < 0 or doc in self.dead:
             return
         self.dead.add(doc)
-        if doc in self.cites:
-            self._cited = None
+        self.cit_valid = False
+        self._cited = None
         self._group_counts = None
         self._blanket = None
         self._docs = {}
@@ -140,6 +142,7 @@ class Writable(Columns):
         self.hidden = bytearray(self.hidden[d] for d in keep)
         self.flags = bytearray(self.flags[d] for d in keep)
         self.asks = bytearray(self.asks[d] for d in keep)
+        self.anch = bytearray(self.anch[d] for d in keep)
         for name, code in _ARRAYS.items():
             column = getattr(self, name)
             setattr(self, name, array(code, (column[d] for d in keep)))

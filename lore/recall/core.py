@@ -198,15 +198,14 @@ def _score(
     top_text = max(text.values())
     now = clock.parse_timestamp(clock.now()).timestamp()
     used = usage(store.root)
-    cited = idx.cited() if idx.cites else {}
     failure = SEARCH_KINDS.index("failure")
     kinds, imp, ts, grp, proj = idx.kinds, idx.imp, idx.ts, idx.grp, idx.proj
-    pins, anchors = idx.pins, idx.anchors
+    pins = idx.pins
     code = idx.project_code(here) if here else -1
     tagged = idx.tagged(here) if here else set()
     halves = [model.half_life(kind) * model.DAY for kind in SEARCH_KINDS]
     w_act, w_fresh, w_value = ranking.W_ACTIVATION, model.W_FRESH, model.W_VALUE
-    checker = _Stale(store, idx, here) if anchors else None
+    checker = _Stale(store, idx, here) if idx.has_anchors() else None
 
     def own(d: int) -> float:
         return weight.failure_importance(idx.group_count(grp[d])) if kinds[d] == failure else imp[d]
@@ -233,7 +232,7 @@ def _score(
             now=now,
             last_used=use.last if use else 0.0,
             uses=use.total if use else 0,
-            cited=cited.get(rid, 0),
+            cited=idx.cited_count(d),
             importance=own(d),
             pinned=d in pins,
         )
@@ -265,7 +264,7 @@ def _score(
         floor = (bar - others) / ranking.W_TEXT * top_text
         pool = [d for d, v in text.items() if v >= floor]
         top_use = max((u.total for u in used.values()), default=0)
-        top_cited = max(cited.values(), default=0)
+        top_cited = idx.cited_max()
         # What use can add: its share, and (a last use raising freshness) the rest of it.
         gain = w_act * model.W_USE * model.use_share(top_use, top_cited)
         fresher = w_act * w_fresh if used else 0.0
@@ -307,7 +306,7 @@ class _Stale:
         """The record's files that changed since it was captured (empty: fresh)."""
         found = self.known.get(doc)
         if found is None:
-            anchors = self.idx.anchors.get(doc)
+            anchors = self.idx.anchors.get(doc) if self.idx.anchored(doc) else None
             project = self.idx.projects[self.idx.proj[doc]]
             found = []
             if anchors and self.checker.applies(project):

@@ -163,7 +163,7 @@ def tending(store: Store, idx: Any) -> dict[str, Any]:
     conflicts a merge left (``lore.dynamics.conflicts``, cached by the logs' stamps) and
     the count the last ``lore consolidate`` found (``current``: nothing changed since)."""
     from lore.dynamics.conflicts import open_count
-    from lore.dynamics.proposals import remembered, state_key
+    from lore.dynamics.tally import remembered, state_key
 
     last = remembered(store)
     proposals = None
@@ -218,40 +218,62 @@ def rank_decisions(
             b + (w_fresh - c * exp(k * t) if d in pins else 0.0)
             for b, t, d in zip(base, aged, docs, strict=True)
         ]
+    w_use = W_ACTIVATION * model.W_USE
+    cit_known = idx.cit_valid  # the citations' column: exact without any id
+    if cit_known and idx.cit_max:
+        cits: tuple[int, ...] = pick(idx.cit)
+        shares = {n_: w_use * model.use_share(0, n_) for n_ in set(cits) if n_}
+        base = [b + shares[n_] if n_ else b for b, n_ in zip(base, cits, strict=True)]
     used = usage(view.store.root)
-    cited = idx.cited() if idx.cites else {}
     top_use = max((u.total for u in used.values()), default=0)
-    gain = W_ACTIVATION * model.W_USE * model.use_share(top_use, max(cited.values(), default=0))
-    gain += w_fresh if used else 0.0  # a last use can make an old decision fresh again
-    anchored = idx.anchors
-    if len(base) <= n or not (gain or anchored):
+    # What the parts that need an id can still add: use here (a last use can also make an
+    # old decision fresh again) and, when the column is out of date, citations.
+    bound = 0.0
+    if used:
+        bound = w_use * model.use_share(top_use, idx.cited_max()) + w_fresh
+    elif not cit_known:
+        bound = w_use * model.use_share(0, idx.cited_max())
+    anchored = stale is not None and idx.has_anchors()
+    if len(base) <= n or not (bound or anchored):
         return [d for _, _, d in heapq.nlargest(n, zip(base, times, docs, strict=True))]
+
+    def exact(d: int) -> float:
+        rid = idx.id_of(d)
+        use = used.get(rid)
+        last = use.last if use else 0.0
+        created = model.decay("decision", (now - min(idx.ts[d], now)) / model.DAY)
+        fresh = (
+            1.0
+            if d in pins
+            else max(
+                created if idx.ts[d] else 0.0,
+                model.decay("decision", (now - last) / model.DAY) if last else 0.0,
+            )
+        )
+        share = model.use_share(use.total if use else 0, idx.cited_count(d))
+        return idx.dw[d] + w_fresh * fresh + w_use * share + w_value * idx.imp[d]
+
     final = dict(zip(docs, base, strict=True))
-    exact: set[int] = set()
+    done: set[int] = set()  # exact values
+    checked: set[int] = set()  # staleness looked at
     while True:
         cutoff = heapq.nlargest(n, final.values())[-1]
-        todo = [d for d, b in zip(docs, base, strict=True) if b + gain >= cutoff and d not in exact]
-        if not todo:
-            break
+        todo = (
+            [d for d, b in zip(docs, base, strict=True) if b + bound >= cutoff and d not in done]
+            if bound
+            else []
+        )
         for d in todo:
-            exact.add(d)
-            rid = idx.id_of(d)
-            use = used.get(rid)
-            last = use.last if use else 0.0
-            fresh = (
-                1.0
-                if d in pins
-                else max(
-                    c * exp(k * min(idx.ts[d], now)) / w_fresh if idx.ts[d] else 0.0,
-                    model.decay("decision", (now - last) / model.DAY) if last else 0.0,
-                )
-            )
-            share = model.use_share(use.total if use else 0, cited.get(rid, 0))
-            value = idx.dw[d] + w_fresh * fresh + W_ACTIVATION * model.W_USE * share
-            value += w_value * idx.imp[d]
-            if stale is not None and d in anchored and stale.check(d):
-                value *= STALE_FACTOR
-            final[d] = value
+            done.add(d)
+            final[d] = exact(d)
+        top = heapq.nlargest(n, final, key=final.__getitem__)
+        unchecked = [d for d in top if d not in checked] if anchored else []
+        if not unchecked and not todo:
+            break
+        for d in unchecked:  # stale advice ranks lower: look only at what would be shown
+            checked.add(d)
+            if idx.anchored(d) and stale is not None and stale.check(d):
+                final[d] *= STALE_FACTOR
     # Ties: the newer first, then the later record.
     return [d for _, _, d in heapq.nlargest(n, ((final[d], idx.ts[d], d) for d in docs))]
 
@@ -270,7 +292,7 @@ class StaleMarks:
         if doc in self.found:
             return self.found[doc]
         idx = self.view.index
-        anchors = idx.anchors.get(doc)
+        anchors = idx.anchors.get(doc) if idx.anchored(doc) else None
         paths: list[str] = []
         if anchors and doc not in idx.dead:
             if self._checker is None:

@@ -104,9 +104,10 @@ def consolidate(
         store, kinds=kinds, since=since, archive_after=archive_after or p.ARCHIVE_AFTER
     )
     if not kinds and since is None and archive_after is None:
+        from lore.dynamics.tally import remember, state_key
         from lore.index.persist import open_index
 
-        p.remember(store, found, p.state_key(open_index(store)))
+        remember(store, len(found), state_key(open_index(store)))
     counts = {kind: sum(1 for x in found if x.kind == kind) for kind in p.KINDS}
     return {"total": len(found), "counts": counts, "proposals": [x.to_dict() for x in found]}
 
