@@ -337,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
         verdict = "PASS" if statistics.median(cold) < STALE_TARGET else "**FAIL**"
         out = [
             BEGIN,
-            "## 10. Memory that tends itself (`lore stale`, `lore consolidate`, resume)",
+            "## 12. Memory that tends itself (`lore stale`, `lore consolidate`, resume)",
             "",
             f"Measured by `bench/dynamics.py`, {when}, on {os.cpu_count()} CPUs; load average "
             f"{load_start[0]:.2f} / {load_start[1]:.2f} / {load_start[2]:.2f} at start, "

@@ -902,9 +902,11 @@ def main(argv: list[str] | None = None) -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         report = render(bench, elapsed)
         old = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-        begin, end = "<!-- mcp-bench:begin -->", "<!-- mcp-bench:end -->"
-        if begin in old and end in old:  # bench/mcp_server.py's section: kept as it was
-            report += "\n" + old[old.index(begin) : old.index(end) + len(end)] + "\n"
+        # bench/mcp_server.py's, ui.py's, ingest.py's and hooks.py's sections
+        for name in ("mcp-bench", "ui-bench", "ingest-bench", "hooks-bench", "dynamics-bench"):
+            begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+            if begin in old and end in old:  # kept as they were
+                report += "\n" + old[old.index(begin) : old.index(end) + len(end)] + "\n"
         args.out.write_text(report, encoding="utf-8")
         print(f"bench: wrote {args.out} in {elapsed / 60:.1f} min", file=sys.stderr)
     finally:

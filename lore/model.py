@@ -156,10 +156,14 @@ class Record:
         return record
 
     def to_dict(self) -> dict[str, Any]:
-        """The on-disk and ``--json`` shape: id, timestamp, kind fields, common fields, extras."""
+        """The on-disk and ``--json`` shape: id, timestamp, kind fields, common fields, extras
+        (a field declared ``omit_none``, such as ``provenance``, only when it is set)."""
         out: dict[str, Any] = {}
         for name in self.field_names():
             out[name] = getattr(self, name)
+        for name in _omitted(type(self)):
+            if out[name] is None:
+                del out[name]
         out.update(self.extra)
         return out
 
@@ -168,7 +172,7 @@ class Record:
     def problems(self) -> list[tuple[str, str]]:
         """Schema violations as ``(field, message)``; empty when the record is valid."""
         found: list[tuple[str, str]] = []
-        for name, check, words, required, choices in _field_checks(type(self)):
+        for name, check, words, required, choices, shape in _field_checks(type(self)):
             value = getattr(self, name)
             if check is not None and not check(value):
                 found.append((name, f"must be {words}"))
@@ -177,6 +181,8 @@ class Record:
                 found.append((name, "is required and must not be empty"))
             if choices and value not in choices:
                 found.append((name, f"must be one of {', '.join(choices)} (got {value!r})"))
+            if shape is not None and shape(value):  # a field's own check (its metadata)
+                found.append((name, shape(value)))
         if not self.id:
             found.append(("id", "is required"))
         elif not isinstance(self.id, str):
@@ -266,12 +272,15 @@ def retracts_by_status(cls: type) -> bool:
     return cached
 
 
-_FIELD_CHECKS: dict[type, tuple[tuple[str, Any, str, bool, tuple[str, ...]], ...]] = {}
+_Check = tuple[str, Any, str, bool, tuple[str, ...], Any]
+_FIELD_CHECKS: dict[type, tuple[_Check, ...]] = {}
+_OMITTED: dict[type, tuple[str, ...]] = {}
 
 
-def _field_checks(cls: type) -> tuple[tuple[str, Any, str, bool, tuple[str, ...]], ...]:
-    """``(name, check, type words, required, choices)`` per field, worked out once per class
-    (``problems()`` runs for every imported line: 100,000 of them in a bulk import)."""
+def _field_checks(cls: type) -> tuple[_Check, ...]:
+    """``(name, check, type words, required, choices, shape)`` per field (``shape``: the
+    field's own check from its metadata, returning a problem or None), worked out once per
+    class (``problems()`` runs for every imported line: 100,000 of them in a bulk import)."""
     cached = _FIELD_CHECKS.get(cls)
     if cached is None:
         cached = tuple(
@@ -281,11 +290,20 @@ def _field_checks(cls: type) -> tuple[tuple[str, Any, str, bool, tuple[str, ...]
                 _TYPE_WORDS.get(str(f.type), ""),
                 bool(f.metadata.get("required")),
                 tuple(f.metadata.get("choices") or ()),
+                f.metadata.get("shape"),
             )
             for f in dataclasses.fields(cls)
             if f.name != "extra"
         )
         _FIELD_CHECKS[cls] = cached
+    return cached
+
+
+def _omitted(cls: type) -> tuple[str, ...]:
+    cached = _OMITTED.get(cls)
+    if cached is None:
+        fields = dataclasses.fields(cls)
+        cached = _OMITTED[cls] = tuple(f.name for f in fields if f.metadata.get("omit_none"))
     return cached
 
 

@@ -16,9 +16,15 @@ from lore.errors import UsageError
 FORMS = (
     "an ISO date or date-time (2026-05-12, 2026-05-12T14:30Z), a month (2026-05), "
     "a year (2026), an ISO week (2026-W19), an age (12h, 7d, 2w, 3m, 1y), today, yesterday, "
-    "this/last week, this/last month, this/last year, last 7 days, "
+    "this/last week, this/last month, this/last year, last 7 days, 2 days ago, "
+    "a weekday (monday, last friday), this morning/afternoon/evening, tonight, last night, "
     "a month name (may, may 2026, 12 may 2026)"
 )
+# Not times, on purpose: lore knows no calendar of yours ("last sprint", "the release",
+# "after the meeting"), and their words are searched as words.
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# Parts of a day, in UTC like every lore time: (start hour, end hour).
+DAY_PARTS = {"morning": (0, 12), "afternoon": (12, 18), "evening": (18, 24)}
 MONTHS = (
     "january",
     "february",
@@ -55,6 +61,9 @@ _UNIT = {
     "years": "years",
 }
 _AGE = re.compile(r"(\d+)\s*(h|d|w|m|y)", re.I)
+_AGO = re.compile(r"(\d+|an?|one)\s+(day|week|month|year)s?\s+ago", re.I)
+_WEEKDAY = re.compile(rf"(?:(last|this)\s+)?({'|'.join(WEEKDAYS)})", re.I)
+_PART = re.compile(r"(this|today|yesterday)\s+(morning|afternoon|evening)|(tonight)|last\s+night")
 _LAST_N = re.compile(r"(?:last|past)\s+(\d+)\s+(hours?|days?|weeks?|months?|years?)", re.I)
 _REL = re.compile(r"(this|last|past|previous)\s+(week|month|year)", re.I)
 _YEAR = re.compile(r"(\d{4})")
@@ -180,6 +189,23 @@ def _parse(t: str, now: datetime, text: str) -> Window | None:
     if t in ("today", "yesterday"):
         start = today - timedelta(days=1 if t == "yesterday" else 0)
         return Window(start, start + timedelta(days=1), text)
+    if m := _AGO.fullmatch(t):
+        return _ago(int(m.group(1)) if m.group(1).isdigit() else 1, m.group(2), today, text)
+    if m := _WEEKDAY.fullmatch(t):
+        back = (today.weekday() - WEEKDAYS.index(m.group(2))) % 7
+        if m.group(1) == "last" and back == 0:
+            back = 7  # "last monday" on a Monday: a week ago ("monday" is today)
+        elif m.group(1) == "this":
+            back = today.weekday() - WEEKDAYS.index(m.group(2))  # this ISO week's
+        start = today - timedelta(days=back)
+        return Window(start, start + timedelta(days=1), text)
+    if m := _PART.fullmatch(t):
+        if m.group(3) or not m.group(1):  # tonight; last night (18:00 to 06:00)
+            start = today + timedelta(hours=18) - timedelta(days=0 if m.group(3) else 1)
+            return Window(start, start + timedelta(hours=6 if m.group(3) else 12), text)
+        day = today - timedelta(days=1 if m.group(1) == "yesterday" else 0)
+        first, last = DAY_PARTS[m.group(2)]
+        return Window(day + timedelta(hours=first), day + timedelta(hours=last), text)
     if m := _AGE.fullmatch(t):
         return _age(int(m.group(1)), m.group(2), now, text)
     if m := _LAST_N.fullmatch(t):
@@ -213,6 +239,21 @@ def _parse(t: str, now: datetime, text: str) -> Window | None:
     return None
 
 
+def _ago(count: int, unit: str, today: datetime, text: str) -> Window:
+    """``2 days ago``: that calendar day; ``3 weeks ago``: that ISO week; ``2 months ago``:
+    that calendar month; ``a year ago``: that calendar year."""
+    if unit == "day":
+        start = today - timedelta(days=count)
+        return Window(start, start + timedelta(days=1), text)
+    if unit == "week":
+        start = today - timedelta(days=today.weekday() + 7 * count)
+        return Window(start, start + timedelta(days=7), text)
+    if unit == "month":
+        return Window(*month_window(*_year_month(shift_months(today, -count))), text)
+    start = datetime(today.year - count, 1, 1, tzinfo=timezone.utc)
+    return Window(start, start.replace(year=start.year + 1), text)
+
+
 def _year_month(value: datetime) -> tuple[int, int]:
     return value.year, value.month
 
@@ -244,6 +285,9 @@ _IN_QUERY = re.compile(
     + _PREP
     + r"("
     + r"\d{4}-w\d{1,2}|\d{4}-\d{2}-\d{2}|\d{4}-\d{2}"
+    + r"|(?:this|today|yesterday)\s+(?:morning|afternoon|evening)|tonight|last\s+night"
+    + r"|(?:\d+|an?|one)\s+(?:days?|weeks?|months?|years?)\s+ago"
+    + rf"|(?:(?:last|this)\s+)?(?:{'|'.join(WEEKDAYS)})"
     + r"|today|yesterday"
     + r"|(?:this|last|past|previous)\s+(?:week|month|year)"
     + r"|(?:last|past)\s+\d+\s+(?:hours?|days?|weeks?|months?|years?)"
@@ -260,10 +304,13 @@ _BARE_PREPS = frozenset({"in", "during", "since", "from", "before", "after", "un
 
 
 def in_query(query: str, *, now: datetime | None = None) -> tuple[Window | None, str]:
-    """The first time expression inside ``query`` as a window, and the query without it.
-    A preposition in front shapes the window: ``since``/``from``/``after`` open its end,
-    ``before``/``until`` open its start."""
+    """The time expression inside ``query`` as a window, and the query without it: the
+    first one that names a year (``on 23 January, 2022``), else the first one. A relative
+    phrase next to a dated one ("last friday, on 23 January 2022") counts back from that
+    date, not from now, so the date is the window. A preposition in front shapes the
+    window: ``since``/``from``/``after`` open its end, ``before``/``until`` open its start."""
     at = _now(now)
+    first: tuple[Window, re.Match[str]] | None = None
     for match in _IN_QUERY.finditer(query):
         prep, expr = (match.group(1) or "").lower(), match.group(2)
         if _NEEDS_PREP.fullmatch(expr) and (
@@ -285,9 +332,19 @@ def in_query(query: str, *, now: datetime | None = None) -> tuple[Window | None,
             window = Window(None, end, text)
         else:
             window = Window(found.start, found.end, text)
-        rest = (query[: match.start()] + " " + query[match.end() :]).strip()
-        return window, " ".join(rest.split())
-    return None, query
+        if first is None:
+            first = (window, match)
+        if _DATED.search(expr):
+            first = (window, match)
+            break
+    if first is None:
+        return None, query
+    window, match = first
+    rest = (query[: match.start()] + " " + query[match.end() :]).strip()
+    return window, " ".join(rest.split())
+
+
+_DATED = re.compile(r"\d{4}")  # an expression with a year is a date, not relative to now
 
 
 # --- the timeline's periods ---------------------------------------------------------------

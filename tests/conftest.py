@@ -37,6 +37,9 @@ def isolation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox_guard: No
         "XDG_CACHE_HOME",
         "LORE_CACHE_DIR",
         "LORE_DEBUG",
+        "CLAUDE_CONFIG_DIR",  # the agents' own folders (lore ingest): never the real ones
+        "CODEX_HOME",
+        "GEMINI_CLI_HOME",
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(work)

@@ -77,6 +77,11 @@ FULL: dict[str, dict[str, Any]] = {
         "error_message": "pytest exited 1",
         "tool": "pytest",
         "step": "test",
+        "provenance": {
+            "transcript": "/home/me/.claude/projects/-p/s.jsonl",
+            "session": "s1",
+            "lines": [3, 4],
+        },
     },
     "observation": {
         "id": "obs-0123456789ab",
@@ -85,6 +90,7 @@ FULL: dict[str, dict[str, Any]] = {
         "status": "promoted",
         "promoted_to": "dec-0123456789ab",
         "discard_reason": "",
+        "provenance": {"transcript": "/s.jsonl", "session": None, "lines": [1, 1]},
     },
     "evidence": {
         "id": "evi-0123456789ab",

@@ -23,14 +23,16 @@ GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "comm
 @pytest.mark.parametrize(
     ("request_text", "said"),
     [
-        ("Fix the order.", 'Last request: "Fix the order." Touched 1 file: a.py.'),
-        ("why is it slow?", 'Last request: "why is it slow?" Touched 1 file: a.py.'),
-        ("add an index", 'Last request: "add an index". Touched 1 file: a.py.'),
+        ("Fix the order.", 'Last request: "Fix the order." Edited 1 file: a.py.'),
+        ("why is it slow?", 'Last request: "why is it slow?" Edited 1 file: a.py.'),
+        ("add an index", 'Last request: "add an index". Edited 1 file: a.py.'),
     ],
 )
 def test_the_last_request_is_punctuated_once(request_text: str, said: str) -> None:
-    digest = Digest(requests=[request_text], files=["a.py"])
-    assert digest.message("SessionEnd") == f"Automatic handoff (SessionEnd). {said}"
+    digest = Digest(requests=[request_text], files=["a.py"], files_total=1)
+    assert digest.message("Automatic handoff (SessionEnd).") == (
+        f"Automatic handoff (SessionEnd). {said}"
+    )
 
 
 def _bundle(threads: list[str], own: list[str], carried_from: str | None) -> ResumeBundle:

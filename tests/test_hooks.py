@@ -38,8 +38,36 @@ ORIGINAL: dict[str, Any] = {
 }
 
 
-def ours(event: str) -> dict[str, Any]:
-    return {"hooks": [{"type": "command", "command": hook_command(LORE, event), "timeout": 10}]}
+ALL = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PreCompact",
+    "Stop",
+    "SessionEnd",
+]
+
+
+def ours(event: str, lore: str = LORE, data_dir: str | None = None) -> dict[str, Any]:
+    command = hook_command(lore, event, data_dir)
+    group: dict[str, Any] = {"matcher": "Bash"} if event.startswith("post-tool-use") else {}
+    group["hooks"] = [{"type": "command", "command": command, "timeout": 10}]
+    return group
+
+
+def everything(lore: str = LORE, data_dir: str | None = None) -> dict[str, Any]:
+    """The hooks install writes into an empty settings file."""
+    names = [
+        "session-start",
+        "user-prompt-submit",
+        "post-tool-use",
+        "post-tool-use-failure",
+        "pre-compact",
+        "stop",
+        "session-end",
+    ]
+    return {claude: [ours(name, lore, data_dir)] for claude, name in zip(ALL, names)}
 
 
 def backups(settings: Path) -> list[Path]:
@@ -58,6 +86,10 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_hook_command_quotes_the_binary() -> None:
     assert hook_command(LORE, "pre-compact") == "'/opt/lore env/bin/lore' hooks run pre-compact"
+    assert (
+        hook_command(LORE, "stop", "/data/my lore")
+        == "'/opt/lore env/bin/lore' --data-dir '/data/my lore' hooks run stop"
+    )
 
 
 def test_install_adds_our_hooks_and_keeps_everything_else(settings: Path) -> None:
@@ -66,7 +98,8 @@ def test_install_adds_our_hooks_and_keeps_everything_else(settings: Path) -> Non
     (backup,) = backups(settings)
     assert result == {
         "settings": str(settings),
-        "added": ["SessionStart", "PreCompact", "SessionEnd"],
+        "added": ALL,
+        "updated": [],
         "backup": str(backup),
     }
     assert backup.name == "settings.json.lore-backup-20260304T050607"
@@ -77,8 +110,11 @@ def test_install_adds_our_hooks_and_keeps_everything_else(settings: Path) -> Non
         "hooks": {
             "SessionStart": [*ORIGINAL["hooks"]["SessionStart"], ours("session-start")],
             "PreToolUse": ORIGINAL["hooks"]["PreToolUse"],
-            "Stop": [],
+            "Stop": [ours("stop")],
             "SessionEnd": [*ORIGINAL["hooks"]["SessionEnd"], ours("session-end")],
+            "UserPromptSubmit": [ours("user-prompt-submit")],
+            "PostToolUse": [ours("post-tool-use")],
+            "PostToolUseFailure": [ours("post-tool-use-failure")],
             "PreCompact": [ours("pre-compact")],
         },
     }
@@ -91,9 +127,46 @@ def test_install_adds_our_hooks_and_keeps_everything_else(settings: Path) -> Non
 def test_install_twice_changes_nothing(settings: Path) -> None:
     install(settings, LORE)
     installed = settings.read_bytes()
-    assert install(settings, LORE) == {"settings": str(settings), "added": [], "backup": None}
+    assert install(settings, LORE) == {
+        "settings": str(settings),
+        "added": [],
+        "updated": [],
+        "backup": None,
+    }
     assert settings.read_bytes() == installed
     assert len(backups(settings)) == 1
+
+
+def test_install_keeps_the_data_root_and_replaces_an_older_entry(settings: Path) -> None:
+    install(settings, "/old/lore")
+    result = install(settings, LORE, "/data/root")
+    assert (result["added"], result["updated"]) == ([], ALL)
+    data = orjson.loads(settings.read_bytes())
+    # One lore entry per event, running this lore on that root; the user's own stay first.
+    assert data["hooks"]["SessionStart"] == [
+        *ORIGINAL["hooks"]["SessionStart"],
+        ours("session-start", LORE, "/data/root"),
+    ]
+    assert data["hooks"]["PostToolUseFailure"] == [
+        ours("post-tool-use-failure", LORE, "/data/root")
+    ]
+    assert install(settings, LORE, "/data/root")["updated"] == []
+    uninstall(settings)
+    assert orjson.loads(settings.read_bytes()) == {
+        **ORIGINAL,
+        "hooks": {k: v for k, v in ORIGINAL["hooks"].items() if k != "Stop"},
+    }
+
+
+def test_install_moves_a_lore_entry_out_of_a_shared_group(settings: Path) -> None:
+    data = orjson.loads(settings.read_bytes())
+    old = {"type": "command", "command": hook_command("/old/lore", "post-tool-use")}
+    mine = {"type": "command", "command": "audit.sh"}
+    data["hooks"]["PostToolUse"] = [{"matcher": "*", "hooks": [mine, old]}]
+    settings.write_bytes(orjson.dumps(data))
+    install(settings, LORE)
+    after = orjson.loads(settings.read_bytes())["hooks"]["PostToolUse"]
+    assert after == [{"matcher": "*", "hooks": [mine]}, ours("post-tool-use")]
 
 
 def test_uninstall_removes_exactly_what_install_added(settings: Path) -> None:
@@ -102,36 +175,32 @@ def test_uninstall_removes_exactly_what_install_added(settings: Path) -> None:
     result = uninstall(settings)
     # Same second as the install's backup: a second file, the first one kept intact.
     first, second = backups(settings)
-    assert result == {
-        "settings": str(settings),
-        "removed": ["SessionStart", "PreCompact", "SessionEnd"],
-        "backup": str(second),
-    }
+    assert result == {"settings": str(settings), "removed": ALL, "backup": str(second)}
     assert second.name == "settings.json.lore-backup-20260304T050607-1"
     assert orjson.loads(first.read_bytes()) == ORIGINAL
     assert second.read_bytes() == installed
-    # Left as they were: the empty "Stop" list and the empty "other" group are not ours.
-    assert orjson.loads(settings.read_bytes()) == ORIGINAL
+    # Left as they were: the empty "other" group is not ours. The "Stop" list that was
+    # empty before install held only lore's group: emptied again, it goes.
+    assert orjson.loads(settings.read_bytes()) == {
+        **ORIGINAL,
+        "hooks": {k: v for k, v in ORIGINAL["hooks"].items() if k != "Stop"},
+    }
     assert uninstall(settings) == {"settings": str(settings), "removed": [], "backup": None}
     assert len(backups(settings)) == 2
 
 
 def test_uninstall_finds_our_hooks_whatever_the_lore_path(settings: Path) -> None:
-    install(settings, "/somewhere/else/lore")
+    install(settings, "/somewhere/else/lore", "/some/root")
     uninstall(settings)
-    assert orjson.loads(settings.read_bytes()) == ORIGINAL
+    assert orjson.loads(settings.read_bytes())["hooks"] == {
+        k: v for k, v in ORIGINAL["hooks"].items() if k != "Stop"
+    }
 
 
 def test_uninstall_drops_only_the_structures_it_emptied(tmp_path: Path) -> None:
     settings = tmp_path / "settings.json"
     assert install(settings, LORE)["backup"] is None  # no file yet: nothing to back up
-    assert orjson.loads(settings.read_bytes()) == {
-        "hooks": {
-            "SessionStart": [ours("session-start")],
-            "PreCompact": [ours("pre-compact")],
-            "SessionEnd": [ours("session-end")],
-        }
-    }
+    assert orjson.loads(settings.read_bytes()) == {"hooks": everything()}
     data = orjson.loads(settings.read_bytes())
     data["hooks"]["PreCompact"][0]["hooks"].append({"type": "command", "command": "mine.sh"})
     settings.write_bytes(orjson.dumps(data))
@@ -214,9 +283,11 @@ TRANSCRIPT = [
     line("assistant", [tool_use("toolu_02", "Bash", command="pytest -x   tests/test_client.py")]),
     line("user", [tool_result("toolu_02", "1 failed", error=True)]),
     line("assistant", [tool_use("toolu_03", "Write", file_path="/repo/tests/test_client.py")]),
+    line("user", [tool_result("toolu_03", "ok")]),
     line("assistant", [tool_use("toolu_04", "Bash", command="ls")]),
     line("user", [tool_result("toolu_04", "a b")]),
-    line("assistant", [tool_use("toolu_05", "Edit", file_path="/repo/client.py")]),
+    line("assistant", [tool_use("toolu_05", "Edit", file_path="/repo/README.md")]),
+    line("user", [tool_result("toolu_05", "old_string not found", error=True)]),  # not edited
     line("assistant", [tool_use("toolu_06", "Read", file_path="/repo/README.md")]),
     line("user", "<command-name>/compact</command-name>"),
     line(
@@ -239,42 +310,65 @@ def write_transcript(path: Path, entries: list[Any], *, garbage: bool = True) ->
 
 
 def test_digest_of_a_transcript(tmp_path: Path) -> None:
-    digest = digest_transcript(write_transcript(tmp_path / "t.jsonl", TRANSCRIPT))
-    assert digest == Digest(
-        requests=["Add retries to the HTTP client", "Now make the backoff exponential"],
-        files=["/repo/client.py", "/repo/tests/test_client.py"],
-        failed=["pytest -x tests/test_client.py", "make lint"],
-        last_request_at="2026-03-04T05:10:00.000Z",
+    path = write_transcript(tmp_path / "t.jsonl", TRANSCRIPT)
+    digest = digest_transcript(path)
+    assert (digest.agent, digest.first_request, digest.last_request_at) == (
+        "claude",
+        "Add retries to the HTTP client",
+        "2026-03-04T05:10:00.000Z",
     )
-    assert digest.message("PreCompact") == (
-        'Automatic handoff (PreCompact). Last request: "Now make the backoff exponential". '
-        "Touched 2 files: /repo/client.py, /repo/tests/test_client.py. "
-        "2 commands failed, last: `make lint`."
+    assert digest.requests == ["Add retries to the HTTP client", "Now make the backoff exponential"]
+    # Only edits that happened: the Edit whose result is an error changed nothing.
+    assert digest.files == ["/repo/client.py", "/repo/tests/test_client.py"]
+    assert digest.failed == ["pytest -x tests/test_client.py", "make lint"]
+    assert digest.failures == [
+        {
+            "command": "pytest -x tests/test_client.py",
+            "error_type": "TestFailure",
+            "count": 1,
+            "fixed": False,
+        },
+        {"command": "make lint", "error_type": "LintError", "count": 1, "fixed": False},
+    ]
+    assert digest.message("Automatic handoff (PreCompact).") == (
+        'Automatic handoff (PreCompact). First request: "Add retries to the HTTP client". '
+        'Last request: "Now make the backoff exponential". '
+        "Edited 2 files: /repo/client.py, /repo/tests/test_client.py. "
+        "Tests: `pytest -x tests/test_client.py` failed (1 run, 1 failed). "
+        "2 commands failed (0 fixed): `pytest -x tests/test_client.py` (TestFailure); "
+        "`make lint` (LintError). "
+        "Open: `pytest -x tests/test_client.py` still fails: 1 failed."
     )
-    assert digest.summary("PreCompact") == (
-        'PreCompact: "Now make the backoff exponential" (2 files touched, 2 commands failed)'
+    assert digest.summary("PreCompact", last=True) == (
+        'PreCompact: "Now make the backoff exponential" (2 files edited, 2 commands failed)'
     )
-    digest.relative_to(Path("/repo"))
-    assert digest.files == ["client.py", "tests/test_client.py"]
-    one = Digest(files=["/elsewhere/a.py"], failed=["make"])
-    assert one.message("SessionEnd") == (
-        "Automatic handoff (SessionEnd). Touched 1 file: /elsewhere/a.py. "
-        "1 command failed, last: `make`."
+    relative = digest_transcript(path, base=Path("/repo"))
+    assert relative.files == ["client.py", "tests/test_client.py"]
+    one = Digest(
+        files=["/elsewhere/a.py"],
+        files_total=1,
+        failures=[{"command": "make", "error_type": "BuildError", "count": 2, "fixed": True}],
     )
-    assert one.summary("SessionEnd") == "SessionEnd: 1 file touched, 1 command failed"
+    assert one.message("Automatic handoff (SessionEnd).") == (
+        "Automatic handoff (SessionEnd). Edited 1 file: /elsewhere/a.py. "
+        "1 command failed (1 fixed): `make` (BuildError, fixed)."
+    )
+    assert one.summary("SessionEnd") == "SessionEnd: 1 file edited, 1 command failed"
 
 
 def test_digest_keeps_only_the_last_few(tmp_path: Path) -> None:
     entries: list[Any] = []
     for n in range(30):
-        entries.append(line("user", f"request {n}"))
+        entries.append(line("user", f"request number {n}"))
         entries.append(line("assistant", [tool_use(f"t{n}", "Write", file_path=f"/f{n}")]))
+        entries.append(line("user", [tool_result(f"t{n}", "ok")]))
         entries.append(line("assistant", [tool_use(f"b{n}", "Bash", command=f"cmd {n}")]))
         entries.append(line("user", [tool_result(f"b{n}", "no", error=True)]))
     digest = digest_transcript(write_transcript(tmp_path / "t.jsonl", entries, garbage=False))
-    assert digest.requests == ["request 27", "request 28", "request 29"]
-    assert digest.files == [f"/f{n}" for n in range(10, 30)]
-    assert digest.failed == [f"cmd {n}" for n in range(25, 30)]
+    assert digest.requests == ["request number 27", "request number 28", "request number 29"]
+    assert (digest.files, digest.files_total) == ([f"/f{n}" for n in range(10, 30)], 30)
+    assert digest.failed == [f"cmd {n}" for n in range(30)]
+    assert "30 commands failed (0 fixed): `cmd 0` (NonZeroExit);" in digest.message("x")
     assert digest.last_request_at is None
 
 
@@ -289,7 +383,7 @@ def test_digest_of_a_missing_or_empty_transcript(tmp_path: Path) -> None:
     assert digest_transcript(tmp_path / "missing.jsonl") == Digest()
     (tmp_path / "empty.jsonl").write_bytes(b"")
     assert digest_transcript(tmp_path / "empty.jsonl") == Digest()
-    assert Digest().message("SessionEnd") == "Automatic handoff (SessionEnd)."
+    assert Digest().message("Automatic handoff (SessionEnd).") == "Automatic handoff (SessionEnd)."
 
 
 def session(ended: str, **extra: Any) -> Session:

@@ -24,7 +24,15 @@ from pathlib import Path
 import pytest
 
 LORE = Path(sys.executable).parent / "lore"
-EVENTS = ("session-start", "pre-compact", "session-end")
+EVENTS = (
+    "session-start",
+    "user-prompt-submit",
+    "post-tool-use",
+    "post-tool-use-failure",
+    "pre-compact",
+    "stop",
+    "session-end",
+)
 HANG = 5.0  # seconds: far above the 1 s budget, far below a lock timeout plus start-up
 
 
@@ -54,6 +62,12 @@ def hook(event: str, root: Path, tmp_path: Path) -> tuple[subprocess.CompletedPr
         "transcript_path": str(transcript),
         "cwd": str(tmp_path / "work"),
         "hook_event_name": event,
+        "prompt": "Use Postgres? Retry calls to the client like last time",
+        "tool_name": "Bash",
+        "tool_input": {"command": "pytest -q tests/test_client.py", "description": "Run tests"},
+        "tool_use_id": "toolu_01",
+        "error": "Exit code 1\nFAILED tests/test_client.py::test_retry - AssertionError\n"
+        "1 failed, 3 passed in 0.2s",
     }
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("LORE_")},

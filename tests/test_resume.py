@@ -55,6 +55,7 @@ def test_recent_decisions_are_the_last_ten_of_the_project_newest_first(store: St
         "rationale": "",
         "outcome": "pending",
         "type": "other",
+        "review_due": True,
     }
     everything = resume(store, project=None)
     assert everything.recent_decisions[0]["id"] == f"dec-{20:012x}"
@@ -84,6 +85,7 @@ def test_patterns_most_trusted_first_top_five(store: Store) -> None:
         "solution": "",
         "confidence": 0.9,
         "validations": 4,
+        "flagged": None,
     }
 
 
@@ -122,6 +124,7 @@ def test_recurring_failures_follow_the_rule_of_three(
             "last_seen": ts(2, 3),
             "last_message": "timed out 3",
             "pitfall": None,
+            "pattern": None,
         }
     ]
     assert [f["error_type"] for f in recurring_failures(store, threshold=2)] == [

@@ -309,7 +309,7 @@ def test_since_absolute_and_relative(store: Store) -> None:
     assert set(ids(store, "cron drift", since="1w")) == {recent, week}
     assert ids(store, "cron drift", since="2h") == []
     with pytest.raises(UsageError):
-        ids(store, "cron", since="last tuesday")
+        ids(store, "cron", since="last sprint")
 
 
 def test_limit_and_stop_word_only_queries(store: Store) -> None:

@@ -318,3 +318,24 @@ def test_all_time_over_more_than_254_years_counts_every_record(run: Any) -> None
     assert doc["digest"]["tags"] == [{"name": "old", "count": 3}]
     old = next(p for p in doc["periods"] if p["period"] == "1971")
     assert old["digest"]["tags"] == [{"name": "old", "count": 2}]
+
+
+def test_a_long_lived_process_sees_new_records(run: Run, data_dir: Path) -> None:
+    """A server keeps its index in memory (``Store.kept``) and saves it only when it
+    exits: the answers kept beside the index file must not outlive the index's changes."""
+    from lore.index.watch import FolderWatch
+    from lore.timeline.core import timeline
+
+    assert run("remember", "use postgres for the queue", "-q").exit_code == 0
+    server = Store(data_dir)
+    server.kept = {"watch": FolderWatch()}
+    try:
+        assert timeline(server)["total"] == 1
+        assert run("remember", "we chose redis for caching", "-q").exit_code == 0
+        assert timeline(server)["total"] == 2
+        assert run("remember", "kafka carries the audit events", "-q").exit_code == 0
+        assert timeline(server)["total"] == 3
+        # a one-shot command after the server's changes still sees everything
+        assert json.loads(run("timeline", "--json").stdout)["total"] == 3
+    finally:
+        server.kept["watch"].close()

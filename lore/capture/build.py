@@ -66,6 +66,9 @@ FLAGS = {
 }
 # Record fields capture sets itself: no flag may set them.
 NOT_FLAGS = frozenset({"id", "timestamp", "v", "tags", "project", "extra"})
+# Per kind, fields only lore sets (an ingested record's provenance object; evidence's
+# ``provenance`` is a plain text flag).
+NOT_FLAGS_OF = {kind: frozenset({"provenance"}) for kind in ("failure", "observation")}
 EVIDENCE_LEVELS = ("preliminary", "confirmed", "contested", "superseded")
 
 
@@ -183,7 +186,7 @@ def build(
             continue
         if key == "supersedes" and kind == "decision":
             continue  # handled by capture(): it revises the older decision
-        if key not in names or key in NOT_FLAGS:
+        if key not in names or key in NOT_FLAGS or key in NOT_FLAGS_OF.get(kind, ()):
             foreign.append(key)
             continue
         values[key] = value
@@ -248,7 +251,9 @@ def takes(kind: str, field: str) -> bool:
     """Whether a capture of ``kind`` takes the field flag ``field``."""
     if field == "supersedes":
         return kind == "decision"
-    return field not in NOT_FLAGS and field in kind_class(kind).field_names()
+    if field in NOT_FLAGS or field in NOT_FLAGS_OF.get(kind, ()):
+        return False
+    return field in kind_class(kind).field_names()
 
 
 def flag_name(field: str) -> str:

@@ -123,27 +123,46 @@ def normalize(text: str) -> str:
 
 def warm_index(store: Store, kind: str) -> Any:
     """The search index with ``kind`` up to date (in memory), or None when this machine
-    has none yet: then the caller reads the files, and ``lore.index`` is not imported."""
+    has none yet: then the caller reads the files, and ``lore.index`` is not imported.
+
+    One process asks several times (a decision: duplicates, then contradictions; a failure:
+    its type, the Rule of Three; a hook: the id, then capture's own check): the index is
+    loaded once and only brought up to date again, and a log that did not move since is
+    not even looked at."""
     index_file = store.root.index_file
     if not index_file.is_file():
         return None
     from lore.index.persist import current
-
-    if kind != "decision":
-        return current(store, (kind,))
+    from lore.model import Log, kind_class
     from lore.store.core import _stamp
 
-    # A decision's capture asks twice (duplicates, then contradictions) with nothing
-    # written in between: the second gets the same index instead of loading it again.
-    key = (_stamp(index_file), _stamp(store.location(kind)))
-    if _WARM and _WARM[0] is store and _WARM[1] == key:
-        return _WARM[2]
+    stamp = _stamp(index_file)
+    location = store.location(kind)
+    moved = _stamp(location) if isinstance(kind_class(kind).KIND.storage, Log) else None
+    if _WARM and _WARM[0] is store and _WARM[1] == stamp:
+        index, seen = _WARM[2], _WARM[3]
+        if moved is None or seen.get(kind) != moved:
+            if index.refresh(store, (kind,)) and store.kept is not None:
+                store.kept["dirty"] = True
+            seen[kind] = moved
+        return index
     index = current(store, (kind,))
-    _WARM[:] = [store, key, index]
+    if index is not None:
+        _WARM[:] = [store, stamp, index, {kind: moved}]
     return index
 
 
-_WARM: list[Any] = []  # [store, (index file stamp, decision log stamp), index]
+_WARM: list[Any] = []  # [store, index file stamp, index, {kind: its log stamp, refreshed}]
+
+
+def exists(store: Store, kind: str, record_id: str) -> bool:
+    """Whether a record of ``kind`` with ``record_id`` exists, retracted ones included: the
+    warm index answers without folding the kind's whole log (a stable id given to capture,
+    a hook's failure), else the store is read."""
+    index = warm_index(store, kind)
+    if index is not None:
+        return bool(index.find_ids({record_id}))
+    return store.find(record_id) is not None
 
 
 def _duplicate_in_index(

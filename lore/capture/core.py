@@ -19,6 +19,7 @@ from lore.capture.build import (
 from lore.capture.checks import (
     check,
     check_references,
+    exists,
     find_duplicate,
 )
 from lore.errors import DuplicateError, InvalidInputError, UsageError
@@ -37,12 +38,18 @@ def capture(
     force: bool = False,
     allow_secret: bool = False,
     timestamp: str | None = None,
+    record_id: str | None = None,
+    session_id: bool | str | None = True,
+    provenance: dict[str, Any] | None = None,
     extra: dict[str, Any] | None = None,
 ) -> Captured:
     """Route, build, check and store one record; returns it with any warnings.
 
     ``extra``: keys stored with the record beyond its fields (a link back to where it came
-    from, such as ``engram_id``); they pass the secrets gate with the rest."""
+    from, such as ``engram_id``); they pass the secrets gate with the rest. What lore passes
+    for a record nobody typed (``lore ingest``): ``record_id`` (a stable id, refused with
+    exit 6 when a record already has it), ``session_id`` (True: the current session, as for
+    any capture) and ``provenance``; they pass the same checks as the rest of the record."""
     _head_at.cache_clear()  # HEAD may have moved since the last capture in this process
     fields = dict(fields or {})
     if not text or not text.strip():
@@ -59,10 +66,16 @@ def capture(
         tags=tags,
         project=project,
         source=source,
-        session_id=current_session_id(store, detect_project(project)),
+        session_id=(
+            current_session_id(store, detect_project(project)) if session_id is True else session_id
+        )
+        or None,
         timestamp=timestamp,
+        record_id=record_id,
     )
     record = captured.record
+    if provenance is not None:
+        record.provenance = provenance  # type: ignore[attr-defined]
     if extra:
         record.extra.update(extra)
     if record.KIND.name in KINDS:
@@ -83,6 +96,8 @@ def capture(
     contradicting = name == "decision" and len(record.entities) >= 2  # type: ignore[attr-defined]
 
     def guard() -> None:
+        if record_id is not None and exists(store, name, record_id):
+            raise DuplicateError(f"a record {record_id} already exists", existing_id=record_id)
         if not force:
             # The decision being superseded is meant to read alike: it is not a duplicate.
             duplicate = find_duplicate(store, record, ignore=[supersedes] if supersedes else [])

@@ -63,9 +63,11 @@ def type_warnings(store: Store, record: Record) -> list[str]:
 
 
 def rule_of_three(store: Store, record: Record) -> dict[str, Any] | None:
-    """``{"error_type", "count", "pitfall"}`` when the new failure's type has reached
-    the Rule of Three (active failures only); ``pitfall``: the id of the active
-    ``PITFALL: <type>`` anti-pattern that names it, or None."""
+    """``{"error_type", "count", "pitfall", "pattern"}`` when the new failure's type has
+    reached the Rule of Three (active failures only); ``pitfall``: the id of the active
+    ``PITFALL: <type>`` anti-pattern that names it, ``pattern``: the active pattern tagged
+    with the type (``pattern_for``), each None when there is none. Either one names the
+    type, and the capture's Rule of Three note then points to it instead of asking."""
     from lore.components.failures import RULE_OF_THREE
 
     error_type = str(getattr(record, "error_type", ""))
@@ -84,7 +86,12 @@ def rule_of_three(store: Store, record: Record) -> dict[str, Any] | None:
         )
     if count < RULE_OF_THREE:
         return None
-    return {"error_type": error_type, "count": count, "pitfall": pitfall_for(store, error_type)}
+    return {
+        "error_type": error_type,
+        "count": count,
+        "pitfall": pitfall_for(store, error_type),
+        "pattern": pattern_for(store, error_type),
+    }
 
 
 def pitfall_for(store: Store, error_type: str) -> str | None:
@@ -101,6 +108,34 @@ def pitfall_for(store: Store, error_type: str) -> str | None:
         if anti.title == name or anti.extra.get("error_type") == error_type:
             return anti.id
     return None
+
+
+def pattern_for(store: Store, error_type: str) -> str | None:
+    """The id of the active pattern tagged with ``error_type`` (``lore learn ... --tags
+    TYPE``): unflagged before flagged, then the most confident, then the newest."""
+    index = warm_index(store, "pattern")
+    if index is not None:
+        tagged = index.tagged(error_type)
+        found = [d for d in index.docs("pattern") if d in tagged]
+        return str(index.id_of(max(found, key=_advice_rank(index)))) if found else None
+    from lore.components.patterns import Pattern, flag_summary
+
+    mine = [p for p in store.of(Pattern) if error_type in p.tags]
+    if not mine:
+        return None
+    best = max(mine, key=lambda p: (flag_summary(p.flags) is None, p.confidence, str(p.timestamp)))
+    return best.id
+
+
+def _advice_rank(index: Any) -> Any:
+    """Sort key of a pattern's record number: unflagged, confidence, time (index facts)."""
+
+    def key(doc: int) -> tuple[Any, ...]:
+        fact = index.facts.get(doc, ())
+        flagged = len(fact) > 2 and bool(fact[2])
+        return (not flagged, fact[0] if fact else 0.0, index.ts[doc], doc)
+
+    return key
 
 
 def recurring(view: ProjectView, threshold: int) -> list[dict[str, Any]]:
@@ -124,9 +159,12 @@ def recurring(view: ProjectView, threshold: int) -> list[dict[str, Any]]:
         name = view.fact(d)[1:2]
         if name and name[0].startswith("PITFALL: "):
             pitfalls[name[0]] = idx.id_of(d)
+    patterns = view.docs("pattern", everywhere=True)
     out = []
     for group, count in due:
         last = view.read(latest[group])
+        tagged = idx.tagged(str(last.error_type)) if patterns else set()
+        named = [d for d in patterns if d in tagged]
         out.append(
             {
                 "error_type": last.error_type,
@@ -134,6 +172,7 @@ def recurring(view: ProjectView, threshold: int) -> list[dict[str, Any]]:
                 "last_seen": last.timestamp,
                 "last_message": last.error_message,
                 "pitfall": pitfalls.get(f"PITFALL: {last.error_type}"),
+                "pattern": idx.id_of(max(named, key=_advice_rank(idx))) if named else None,
             }
         )
     return out

@@ -58,6 +58,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "timeline:timeline_cmd",
         "Count records by year, month, ISO week and day, each period with a digest.",
     ),
+    "ingest": (
+        "ingest:ingest_cmd",
+        "Learn from agent sessions: failures, candidates and digests from transcripts.",
+    ),
     "show": (
         "records:show_cmd",
         "Print the record with id RECORD_ID (any kind) in its latest state.",
@@ -146,8 +150,12 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "concepts:concepts_cmd",
         "List concepts, propose new ones from clusters of similar records, promote them.",
     ),
-    "hooks": ("hooks:hooks_cmd", "Install or remove the Claude Code hooks (and run them)."),
+    "hooks": ("hooks:hooks_cmd", "Install, remove, run and pause the agent hooks."),
     "mcp": ("mcp:mcp_cmd", "Run lore as an MCP server on stdio (for coding agents)."),
+    "ui": (
+        "ui:ui_cmd",
+        "Browse the memory in a local web app: search, records, timeline, graph, queues.",
+    ),
     "demo": (
         "demo:demo_cmd",
         "Play the whole loop on a throwaway data root, showing each command.",

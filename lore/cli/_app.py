@@ -23,6 +23,13 @@ class App:
     def store(self) -> Store:
         return Store(self.root)
 
+    @property
+    def chosen_root(self) -> str | None:
+        """The data root as an absolute path when chosen by ``--data-dir`` or
+        ``LORE_DATA_DIR``, for commands that write lore into an agent's configuration
+        (hooks, MCP): the agent then runs lore on this root, not on the default."""
+        return str(self.root.path) if self.root.source in ("option", "env") else None
+
 
 def this_lore() -> str:
     """The absolute path of the lore being run, for commands that write it into an

@@ -94,6 +94,25 @@ def note(message: str) -> None:
     click.echo(f"lore: {message}", err=True)
 
 
+def rule_of_three_note(rule: dict[str, Any]) -> None:
+    """The Rule of Three line (stderr) once a failure type recurs: what names it, or the two
+    commands that do (either one ends the note for that type)."""
+    kind, count = rule["error_type"], rule["count"]
+    head = f"Rule of Three: {count} failures of type {kind}"
+    if rule.get("pitfall"):
+        note(
+            f'{head}, already named: {rule["pitfall"]} "PITFALL: {kind}" '
+            f"(lore promote-failure {kind} updates it)"
+        )
+    elif rule.get("pattern"):
+        note(f"{head}, already named: pattern {rule['pattern']} (tagged {kind})")
+    else:
+        note(
+            f'{head}. Name it: lore promote-failure {kind} --fix "..." (a PITFALL anti-pattern), '
+            f'or lore learn "..." --solution "..." --tags {kind} (a pattern)'
+        )
+
+
 def emit_error(exc: LoreError, *, as_json: bool) -> None:
     if as_json:
         emit_json(exc.to_dict())

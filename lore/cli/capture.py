@@ -13,7 +13,7 @@ import click
 
 from lore.cli._app import App
 from lore.cli._options import tag_option
-from lore.cli._output import echo, emit_json, json_option, note, read_text, warn
+from lore.cli._output import echo, emit_json, json_option, read_text, rule_of_three_note, warn
 from lore.errors import UsageError
 
 pass_app = click.make_pass_decorator(App)
@@ -226,17 +226,8 @@ def _run(
     else:
         title = " ".join(record.title.split())
         echo(f"{record.kind} {record.id}: {title[:72]}{'…' if len(title) > 72 else ''}")
-    if rule and rule.get("pitfall"):
-        note(
-            f"Rule of Three: {rule['count']} failures of type {rule['error_type']}, "
-            f'already named: {rule["pitfall"]} "PITFALL: {rule["error_type"]}" '
-            f"(lore promote-failure {rule['error_type']} updates it)"
-        )
-    elif rule:
-        note(
-            f"Rule of Three: {rule['count']} failures of type {rule['error_type']}. "
-            f'Name the pattern: lore learn "..." --solution "..." --tags {rule["error_type"]}'
-        )
+    if rule:
+        rule_of_three_note(rule)
 
 
 # Each capture command carries ~45 click options, and building one costs a quarter of a

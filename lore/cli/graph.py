@@ -15,7 +15,7 @@ from lore.cli._options import AliasOption, help_when_alone
 from lore.cli._output import echo, emit_json, json_option, note
 
 pass_app = click.make_pass_decorator(App)
-HTML_COMFORT = 5000  # nodes a browser draws without pain; more gets a hint on stderr
+HTML_COMFORT = 5000  # nodes (each with its record) inlined in one page; more gets a hint
 ALLOW_SECRET = click.option(
     "--allow-secret", is_flag=True, help="Write even if the text looks like it holds a secret."
 )
@@ -176,7 +176,11 @@ def neighbors_cmd(app: App, node: str, relation: str | None, direction: str, as_
 @json_option
 @pass_app
 def related_cmd(app: App, node: str, hops: int, as_json: bool) -> None:
-    """List the nodes within --hops edges of NODE, nearest first."""
+    """List the nodes within --hops edges of NODE, nearest first.
+
+    A hub (a node with far more edges than most: a busy session, a project) is listed
+    but not walked through, so it does not bring in everything it touches.
+    """
     from lore.graph.queries import related
 
     doc = related(_snapshot(app), node, hops)
@@ -184,6 +188,9 @@ def related_cmd(app: App, node: str, hops: int, as_json: bool) -> None:
         emit_json(doc)
         return
     _nodes(doc["nodes"], "nothing related", lambda n: f"{n['distance']}  {_node_line(n)}")
+    if doc["hubs"]:
+        hubs = ", ".join(f"{h['id']} ({h['degree']} edges)" for h in doc["hubs"])
+        note(f"not walked through hubs: {hubs}")
 
 
 @graph_cmd.command(name="path")
@@ -285,7 +292,8 @@ def export_cmd(app: App, fmt: str, focus: str | None, hops: int, output: str | N
     """Write the graph as node-link JSON, GraphML, DOT, Mermaid or one HTML page.
 
     JSON is NetworkX node-link data (edges under "edges"); GraphML opens in Gephi
-    and yEd; the HTML page draws the graph interactively with no network access.
+    and yEd; the HTML page (no network needed) grows a neighbourhood click by
+    click from the most connected record, as `lore ui` does.
     """
     from lore.graph.export import render, subgraph
 
@@ -294,8 +302,8 @@ def export_cmd(app: App, fmt: str, focus: str | None, hops: int, output: str | N
     if fmt == "html":
         if graph.number_of_nodes() > HTML_COMFORT:
             note(
-                f"{graph.number_of_nodes()} nodes is a lot for a browser to draw; "
-                "--focus ID --hops N exports one neighbourhood"
+                f"{graph.number_of_nodes()} nodes make a large page (each record is inlined); "
+                "--focus ID --hops N exports one neighbourhood, and lore ui browses them all"
             )
         records = {}
         for key in graph.nodes:

@@ -19,7 +19,10 @@ def observation_line(o: dict[str, Any]) -> str:
     """``<id>  <date>  <status>  <content>`` (one line, the first 100 characters)."""
     text = " ".join(str(o.get("content", "")).split())
     extra = ""
-    if o.get("status") == "promoted" and o.get("promoted_to"):
+    if o.get("retracted_at"):
+        why = o.get("retraction_reason")
+        extra = f"  [retracted{': ' + str(why) if why else ''}]"
+    elif o.get("status") == "promoted" and o.get("promoted_to"):
         extra = f"  -> {o['promoted_to']}"
     elif o.get("status") == "discarded" and o.get("discard_reason"):
         extra = f"  ({o['discard_reason']})"
@@ -32,7 +35,7 @@ def observation_line(o: dict[str, Any]) -> str:
     "--status",
     default="raw",
     show_default=True,
-    help="raw, promoted, discarded, or all.",
+    help="raw, promoted, discarded, or all (retracted ones too).",
 )
 @json_option
 @click.pass_context
@@ -40,7 +43,8 @@ def inbox_cmd(ctx: click.Context, status: str, as_json: bool) -> None:
     """Triage observations: list them (default: the raw ones), promote or discard one.
 
     The listing is one line each, newest first: id, date, status, content (a promoted
-    one shows its target, a discarded one its reason). With --json: an array of
+    one shows its target, a discarded one its reason). A retracted observation is
+    listed only with --status all, marked [retracted]. With --json: an array of
     observation records.
     """
     if ctx.invoked_subcommand is not None:

@@ -107,19 +107,21 @@ def mcp_install_cmd(
 ) -> None:
     """Add lore's MCP server to an agent's configuration (idempotent).
 
-    The entry runs the absolute path of this lore with `mcp` (and --data-dir when
-    given to lore). Every other server, setting and (in config.toml) comment is
-    kept; a changed file is backed up first. Files: Claude Code .mcp.json
-    (project) or ~/.claude.json (user); Codex .codex/config.toml (project) or
-    ~/.codex/config.toml (user, $CODEX_HOME); Cursor .cursor/mcp.json (project)
-    or ~/.cursor/mcp.json (user). The project is the git repository around the
-    working directory, or the working directory.
+    The entry runs the absolute path of this lore with `mcp` (and --data-dir DIR
+    when the root was chosen by --data-dir or LORE_DATA_DIR). Every other
+    server, setting and (in config.toml) comment is kept; a changed file is
+    backed up first. Files: Claude Code .mcp.json (project) or ~/.claude.json
+    (user); Codex .codex/config.toml (project) or ~/.codex/config.toml (user,
+    $CODEX_HOME); Cursor .cursor/mcp.json (project) or ~/.cursor/mcp.json
+    (user). The project is the git repository around the working directory, or
+    the working directory.
     """
     from lore.mcp import agents
+    from lore.sessions.agents import config_file
 
     agent = _agent(claude, codex, cursor)
-    path = agents.config_file(agent, scope, _project_dir())
-    server = agents.entry(agent, this_lore(), app.data_dir)
+    path = config_file(agent, scope, _project_dir())
+    server = agents.entry(agent, this_lore(), app.chosen_root)
     if show:
         if as_json:
             emit_json({"agent": agent, "scope": scope, "file": str(path), "entry": server})
@@ -142,9 +144,10 @@ def mcp_install_cmd(
 def mcp_uninstall_cmd(claude: bool, codex: bool, cursor: bool, scope: str, as_json: bool) -> None:
     """Remove lore's MCP server from an agent's configuration (nothing else)."""
     from lore.mcp import agents
+    from lore.sessions.agents import config_file
 
     agent = _agent(claude, codex, cursor)
-    path = agents.config_file(agent, scope, _project_dir())
+    path = config_file(agent, scope, _project_dir())
     result = agents.uninstall(agent, path)
     if as_json:
         emit_json({"ok": True, "agent": agent, "scope": scope, **result})

@@ -43,7 +43,39 @@ def _title(item: dict[str, Any]) -> str:
 
 def _line(item: dict[str, Any], *, score: bool = False) -> str:
     head = f"{item['score']:.2f}  " if score and "score" in item else ""
-    return f"{head}{item['type']} {item['id']}  {_title(item)}"
+    mark = marker(item)
+    return f"{head}{item['type']} {item['id']}  {_title(item)}{'  ' + mark if mark else ''}"
+
+
+def marker(item: dict[str, Any]) -> str:
+    """What a result's state says about trusting it, in brackets (``""`` for none): a
+    pattern's flag and reason, a record retracted, superseded, deprecated, discarded or
+    archived, an observation promoted to another record."""
+    from lore.components.patterns import flag_summary, flag_text
+
+    notes = []
+    status = item.get("status")
+    if item.get("retracted_at") or status == "retracted":
+        notes.append("retracted")
+    elif status == "superseded":
+        by = item.get("superseded_by")
+        notes.append(f"superseded by {by}" if by else "superseded")
+    elif status == "deprecated":
+        by = item.get("inverted_to")
+        notes.append(f"deprecated, see {by}" if by else "deprecated")
+    elif status == "discarded" and item.get("type") == "observation":
+        why = item.get("discard_reason")
+        notes.append(f"discarded: {why}" if why else "discarded")
+    elif status == "promoted" and item.get("type") == "observation":
+        notes.append(f"promoted to {item.get('promoted_to')}")
+    elif status == "archived":
+        when = str(item.get("archived_at") or "")[:10]
+        notes.append(f"archived {when}" if when else "archived")
+    if item.get("type") == "pattern":
+        flagged = item.get("flagged") if "flagged" in item else flag_summary(item.get("flags"))
+        if flagged:
+            notes.append(flag_text(flagged))
+    return f"[{'; '.join(notes)}]" if notes else ""
 
 
 def _section(name: str, items: list[dict[str, Any]], count: int | None = None) -> None:
@@ -63,7 +95,12 @@ def _section(name: str, items: list[dict[str, Any]], count: int | None = None) -
 @click.option("--since", help=SINCE_HELP)
 @click.option("--until", help=UNTIL_HELP)
 @limit_option(10, LIMIT_HELP)
-@click.option("--all", "show_all", is_flag=True, help="Include retracted and superseded records.")
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="Include hidden records (retracted, superseded, deprecated, discarded).",
+)
 @click.option("--explain", is_flag=True, help="Show every score component of each result.")
 @click.option("--patterns", "as_patterns", is_flag=True, help="Mode: patterns and anti-patterns.")
 @click.option("--failures", "as_failures", is_flag=True, help="Mode: failures, newest first.")
@@ -223,12 +260,18 @@ def _show(app: App, text: str, as_json: bool, **options: Any) -> None:
         emit_json(result.doc)
         return
     window = result.doc.get("window") if result.mode in ("search", "graph") else None
+    named = result.doc.get("kinds") if result.mode in ("search", "graph") else None
     if window and options.get("explain"):
         from lore.timeexpr import describe
 
         note(f"time window {describe(window)} (its records rank higher)")
+    if named and options.get("explain"):
+        from lore.recall.intent import plural
+
+        asked = " and ".join(plural(k) for k in named)
+        note(f"the query asks for {asked} (they rank higher; alone, only they are listed)")
     render = {
-        "search": lambda: _recall(text, result.hits, bool(options.get("explain"))),
+        "search": lambda: _recall(text, result.hits, bool(options.get("explain")), named),
         "graph": lambda: _render_graph(text, result.hits, result.via, bool(options.get("explain"))),
         "patterns": lambda: _render_patterns(result.doc),
         "failures": lambda: _failures(result.doc),
@@ -239,12 +282,20 @@ def _show(app: App, text: str, as_json: bool, **options: Any) -> None:
     render[result.mode]()
 
 
-def _recall(text: str, found: list[Any], explain: bool) -> None:
+def _recall(text: str, found: list[Any], explain: bool, named: list[str] | None) -> None:
     if not found:
         from lore.index.analyze import query_terms
         from lore.timeexpr import in_query
 
         window, words = in_query(text)
+        if named:
+            from lore.recall.intent import kinds_in, plural
+
+            if not query_terms(kinds_in(words, named.__contains__)[1]):
+                asked = " or ".join(plural(k) for k in named)
+                when = f" in {window.text!r}" if window is not None else ""
+                note(f"no {asked}{when}")
+                return
         if window is not None and not query_terms(words):
             note(
                 f"nothing to search for in {text!r} besides the time {window.text!r}"
@@ -259,7 +310,8 @@ def _recall(text: str, found: list[Any], explain: bool) -> None:
         item = hit.to_dict()
         title = hit.title or _title(item)  # paths in it relative to the repository
         head = style(f"{item['type']} {item['id']}", bold=True)
-        echo(f"{item['score']:.2f}  {head}  {title}")
+        mark = marker(item)
+        echo(f"{item['score']:.2f}  {head}  {title}{'  ' + mark if mark else ''}")
         if hit.stale:
             echo(style(f"      [stale: {', '.join(hit.stale)} changed since]", fg="yellow"))
         if hit.snippet:

@@ -53,22 +53,28 @@ def _render_dict(value: dict[str, Any]) -> str:
 @click.option(
     "--history", is_flag=True, help="Also list the revisions that made the current state."
 )
+@click.option(
+    "--source", is_flag=True, help="Also print the transcript lines an ingested record came from."
+)
 @json_option
 @pass_app
-def show_cmd(app: App, record_id: str, history: bool, as_json: bool) -> None:
+def show_cmd(app: App, record_id: str, history: bool, source: bool, as_json: bool) -> None:
     """Print the record with id RECORD_ID (any kind) in its latest state.
 
     RECORD_ID may also be the legacy_id of a record imported from bash-lore.
     With --json, prints the record exactly as stored, revisions folded in
     (with --history: {"record": ..., "history": [...]}). Evidence that supports
     the record is listed after it (--json: an "evidence" array of evidence records,
-    present only when there is some).
+    present only when there is some). With --source, a record `lore ingest` wrote
+    is followed by the transcript lines its provenance names, readable (--json: a
+    "source_lines" object); a record without provenance is refused (exit 4), a transcript
+    that is gone is exit 3.
     """
     from lore.errors import NotFoundError
     from lore.usecases.core import show
 
     try:
-        doc = show(app.store, record_id, history=history)
+        doc = show(app.store, record_id, history=history, source=source)
     except NotFoundError:
         _report_issues(app)  # an unreadable file may be why it is not found
         raise
@@ -77,9 +83,23 @@ def show_cmd(app: App, record_id: str, history: bool, as_json: bool) -> None:
         emit_json(doc)
         return
     evidence = doc.get("evidence", [])
-    data = doc["record"] if history else {k: v for k, v in doc.items() if k != "evidence"}
+    skip = ("evidence", "source_lines")
+    data = doc["record"] if history else {k: v for k, v in doc.items() if k not in skip}
     kind = app.store.get(data["id"]).kind  # its own id: RECORD_ID may be a legacy_id
     render_record(data, kind, evidence, as_json=False, history=doc["history"] if history else None)
+    if source:
+        render_source(doc["source_lines"])
+
+
+def render_source(found: dict[str, Any]) -> None:
+    """``source:`` then each transcript entry: its line, who, and its text indented."""
+    first, last = found["lines"]
+    echo(f"source: {found['transcript']} lines {first}-{last} (session {found.get('session')})")
+    for entry in found["entries"]:
+        text = entry["text"].splitlines() or [""]
+        echo(f"  {entry['line']:>6}  {entry['who']}: {text[0]}")
+        for rest in text[1:]:
+            echo(f"          {rest}")
 
 
 def render_record(
@@ -121,7 +141,12 @@ def render_evidence(evidence: list[dict[str, Any]]) -> None:
 
 @click.command(name="list")
 @click.argument("kind", required=False)
-@click.option("--all", "show_all", is_flag=True, help="Include retracted and superseded records.")
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="Include hidden records (retracted, superseded, deprecated, discarded).",
+)
 @tag_option(TAG_FILTER_HELP)
 @click.option("--project", help="Only records of this project.")
 @click.option("--since", help=SINCE_HELP)

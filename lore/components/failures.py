@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
+from lore.components.provenance import provenance_field
 from lore.model import Kind, Log, Record, register, text
 
 RECOMMENDED_TYPES = {
@@ -22,6 +24,17 @@ RECOMMENDED_TYPES = {
     "PermissionError": "missing file, network or account permissions",
     "EnvironmentError": "the environment was missing something (package, variable, service)",
     "UserError": "the request or input was wrong",
+    # The classification `lore ingest` gives failed shell commands (lore.ingest.rules).
+    "Interrupted": "the user stopped the command while it ran",
+    "CommandNotFound": "the program is not installed or not on PATH",
+    "NetworkError": "a host could not be reached",
+    "UsageError": "the command was called wrongly (unknown flag, bad argument)",
+    "TestFailure": "tests ran and some failed (or did not run)",
+    "LintError": "a linter, formatter check or type checker found problems",
+    "BuildError": "a build, compilation or dependency install failed",
+    "GitError": "git (or gh) refused or failed",
+    "MissingFile": "a file or directory the command needed was not there",
+    "RuntimeError": "a program raised an uncaught exception or crashed",
 }
 RULE_OF_THREE = 3
 ERROR_TYPE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]{0,79}$")
@@ -43,6 +56,7 @@ class Failure(Record):
     error_message: str = text(required=True)
     tool: str = ""
     step: str = ""
+    provenance: dict[str, Any] | None = provenance_field()
 
     def problems(self) -> list[tuple[str, str]]:
         found = super().problems()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from lore.components.provenance import provenance_field
 from lore.model import Kind, Log, Record, ref, register, text
 
 STATUSES = ("raw", "promoted", "discarded", "archived")
@@ -25,9 +27,18 @@ class Observation(Record):
     status: str = text("raw", choices=STATUSES)
     promoted_to: str | None = ref("any")
     discard_reason: str = ""
+    provenance: dict[str, Any] | None = provenance_field()
+
+    @property
+    def hidden(self) -> bool:
+        # A discarded observation was judged wrong or useless: not a live result either.
+        return self.status == "discarded" or super().hidden
 
 
 PROMOTE_TO = ("decision", "pattern", "evidence")
+# What `lore ingest` tags an observation it found in a transcript with (beside "decision",
+# "preference" or "pattern"): a candidate for promotion. Its promotion does not carry it.
+CANDIDATE_TAG = "candidate"
 
 
 def check_status(value: str | None) -> str | None:

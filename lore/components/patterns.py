@@ -120,6 +120,36 @@ def should_invert(state: dict[str, Any]) -> bool:
     )
 
 
+def flag_summary(flags: Any) -> dict[str, Any] | None:
+    """A flagged pattern's warning: its latest flag's ``type`` and ``reason`` and how many
+    flags it holds (``count``); None for a pattern without flags. Flagged advice is shown
+    with this and ranked below every unflagged pattern (suggest, resume, context)."""
+    found = [f for f in flags if isinstance(f, dict)] if isinstance(flags, list) else []
+    if not found:
+        return None
+    latest = found[-1]
+    return {
+        "type": str(latest.get("type") or ""),
+        "reason": str(latest.get("reason") or ""),
+        "count": len(found),
+    }
+
+
+def flag_text(summary: dict[str, Any] | None) -> str:
+    """``flagged incorrect: <reason>`` (and ``, 2 flags`` when there are more), or ``""``."""
+    if not summary:
+        return ""
+    more = f", {summary['count']} flags" if summary.get("count", 1) > 1 else ""
+    reason = f": {summary['reason']}" if summary.get("reason") else ""
+    return f"flagged {summary['type']}{reason}{more}"
+
+
+def advice_order(patterns: list[Any]) -> list[Any]:
+    """``patterns`` (records, in their ranked order) with the flagged ones moved below the
+    unflagged ones, each group keeping its order."""
+    return sorted(patterns, key=lambda p: flag_summary(getattr(p, "flags", None)) is not None)
+
+
 def inversion_name(name: str) -> str:
     return f"{AVOID_PREFIX}{name}"
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lore import clock
+from lore.components.provenance import provenance_field
 from lore.errors import UsageError
 from lore.model import Dir, Kind, Record, ref, register, text, texts
 
@@ -47,6 +48,7 @@ class Session(Record):
     # Ids captured during the session, by kind: {"decision": [...], ...}.
     captured: dict[str, Any] = field(default_factory=dict)
     parent: str | None = ref("session")
+    provenance: dict[str, Any] | None = provenance_field()
 
     @property
     def hidden(self) -> bool:

@@ -148,31 +148,44 @@ def to_mermaid(graph: Any) -> str:
 
 
 def to_html(graph: Any, records: dict[str, dict[str, Any]]) -> str:
+    """One self-contained page: lore's graph view (``view.js``, the one ``lore ui`` uses)
+    and the graph's nodes, edges and records inlined; it starts at the most connected
+    record (or ``page.html#node=ID``) and grows a neighbourhood click by click."""
     from importlib.resources import files
 
-    vendor = files("lore.graph") / "vendor"
-    library = (vendor / "cytoscape.min.js").read_text(encoding="utf-8")
-    page = (files("lore.graph") / "page.html").read_text(encoding="utf-8")
-    elements = [
-        {
-            "data": {
-                "id": key,
-                "type": attrs.get("type"),
-                "label": attrs.get("label") or key,
-                "color": COLORS.get(str(attrs.get("type")), "#dddddd"),
-            }
-        }
+    here = files("lore.graph")
+    view = (here / "view.js").read_text(encoding="utf-8")
+    css = (here / "view.css").read_text(encoding="utf-8")
+    page = (here / "page.html").read_text(encoding="utf-8")
+    nodes = {
+        key: {"type": attrs.get("type"), "label": attrs.get("label") or key}
         for key, attrs in graph.nodes(data=True)
-    ] + [
-        {"data": {"id": f"e{i}", "source": u, "target": v, "label": k}}
-        for i, (u, v, k) in enumerate(graph.edges(keys=True))
-    ]
+    }
+    edges = [[u, v, k] for u, v, k in graph.edges(keys=True)]
     details = {
         key: records.get(key) or {"id": key, **attrs} for key, attrs in graph.nodes(data=True)
     }
-    data = json.dumps({"elements": elements, "records": details, "colors": COLORS}, sort_keys=True)
+    data = json.dumps(
+        {
+            "nodes": nodes,
+            "edges": edges,
+            "records": details,
+            "colors": COLORS,
+            "start": _start(graph, records),
+        },
+        sort_keys=True,
+    )
     # Inside <script>, "</script" ends the element and "<!--<script" hides its end from
     # the HTML parser: no "<" at all (the JSON escape is still JSON and JavaScript).
     data = data.replace("<", "\\u003c")
-    library = library.replace("</script", "<\\/script")
-    return page.replace("/*LIBRARY*/", library).replace("/*DATA*/", data)
+    view = view.replace("</script", "<\\/script")
+    page = page.replace("/*VIEWCSS*/", css).replace("/*VIEW*/", view)
+    return page.replace("/*DATA*/", data)
+
+
+def _start(graph: Any, records: dict[str, dict[str, Any]]) -> str | None:
+    """Where the page starts: the record with the most edges (then the smallest key)."""
+    keys = [k for k in graph.nodes if k in records] or list(graph.nodes)
+    if not keys:
+        return None
+    return min(keys, key=lambda k: (-graph.degree(k), k))

@@ -20,6 +20,13 @@ RECORD_TYPES = frozenset(
 )
 DIRECTIONS = ("in", "out", "both")
 MAX_HOPS = 3
+# A hub: a node with more than HUB_FACTOR times the graph's mean degree, and more than
+# HUB_MIN_DEGREE edges (a session that produced many records, a project, a common file).
+# Walks (related, export --focus, recall --graph-depth and --deep) list a hub but do not
+# pass through it unless they start there; paths pay ln(degree) to cross a node;
+# personalized PageRank moves to a neighbour in proportion to 1 / its degree.
+HUB_FACTOR = 3.0
+HUB_MIN_DEGREE = 5
 
 
 def node_key(snapshot: Snapshot, text: str) -> str:
@@ -89,9 +96,26 @@ def neighbors(
     }
 
 
-def within(snapshot: Snapshot, keys: list[str], hops: int) -> dict[str, int]:
-    """Every node at most ``hops`` edges (either direction) from ``keys``, with its distance."""
+def hub_bar(snapshot: Snapshot) -> float:
+    """The degree above which a node is a hub (see HUB_FACTOR). The mean degree counts
+    linked pairs (two relations between the same two nodes count once): read from the
+    adjacency's sizes, as ``number_of_edges`` walks every edge (30x slower)."""
     graph = snapshot.graph
+    nodes = graph.number_of_nodes()
+    succ = getattr(graph, "_succ", None)  # networkx's adjacency dict (node -> neighbours)
+    pairs = sum(map(len, succ.values())) if isinstance(succ, dict) else graph.number_of_edges()
+    mean = 2.0 * pairs / nodes if nodes else 0.0
+    return max(float(HUB_MIN_DEGREE), HUB_FACTOR * mean)
+
+
+def within(
+    snapshot: Snapshot, keys: list[str], hops: int, hubs: set[str] | None = None
+) -> dict[str, int]:
+    """Every node at most ``hops`` edges (either direction) from ``keys``, with its distance.
+    A hub (``hub_bar``) other than a start is reached but not walked through; ``hubs``,
+    when given, collects the hubs that were reached and not walked through."""
+    graph = snapshot.graph
+    bar = hub_bar(snapshot)
     seen = {k: 0 for k in keys}
     frontier = list(keys)
     for depth in range(1, hops + 1):
@@ -100,33 +124,51 @@ def within(snapshot: Snapshot, keys: list[str], hops: int) -> dict[str, int]:
             for other in (*graph.successors(node), *graph.predecessors(node)):
                 if other not in seen:
                     seen[other] = depth
+                    if graph.degree(other) > bar:
+                        if hubs is not None and depth < hops:
+                            hubs.add(other)
+                        continue
                     nxt.append(other)
         frontier = nxt
     return seen
 
 
 def related(snapshot: Snapshot, text: str, hops: int) -> dict[str, Any]:
+    """The nodes within ``hops`` of one, nearest first; ``hubs``: the hubs among them whose
+    other neighbours were not followed."""
     if not 1 <= hops <= MAX_HOPS:
         raise UsageError(f"--hops must be between 1 and {MAX_HOPS}")
     key = node_key(snapshot, text)
-    found = within(snapshot, [key], hops)
+    hubs: set[str] = set()
+    found = within(snapshot, [key], hops, hubs)
     del found[key]
     nodes = sorted(found.items(), key=lambda kv: (kv[1], kv[0]))
+    graph = snapshot.graph
     return {
         "id": key,
         "hops": hops,
         "nodes": [{**node_dict(snapshot, k), "distance": d} for k, d in nodes],
+        "hubs": [{"id": h, "degree": graph.degree(h)} for h in sorted(hubs)],
     }
 
 
 def path(snapshot: Snapshot, a: str, b: str) -> dict[str, Any]:
-    """The shortest chain of edges between two nodes, followed in either direction."""
+    """The cheapest chain of edges between two nodes, followed in either direction: each
+    step costs 1 plus ln(degree) of the node it enters, so a path goes around a hub when
+    a route through quieter nodes is not much longer."""
+    import math
+
     import networkx as nx
 
     src, dst = node_key(snapshot, a), node_key(snapshot, b)
     graph = snapshot.graph
+    degree = graph.degree
+
+    def cost(u: str, v: str, _: Any) -> float:
+        return 1.0 + math.log(max(degree(v), 1))
+
     try:
-        nodes = nx.shortest_path(graph.to_undirected(as_view=True), src, dst)
+        nodes = nx.shortest_path(graph.to_undirected(as_view=True), src, dst, weight=cost)
     except nx.NetworkXNoPath:
         raise NotFoundError(f"no path between {src} and {dst}", id=dst) from None
     steps = []
@@ -240,7 +282,10 @@ def pagerank(
 ) -> dict[str, float]:
     """PageRank by power iteration over the graph read as undirected (links count both
     ways), optionally restricted to ``nodes`` and personalized (restarts at the seeds).
-    Plain Python: networkx's own pagerank needs scipy, which lore does not depend on."""
+    Personalized, the walk is damped at hubs: it moves from a node to each neighbour in
+    proportion to 1 / that neighbour's degree, so a session or project linked to every
+    seed does not soak up their rank. Plain Python: networkx's own pagerank needs scipy,
+    which lore does not depend on."""
     graph = snapshot.graph
     members = sorted(nodes if nodes is not None else graph.nodes)
     inside = set(members)
@@ -248,6 +293,13 @@ def pagerank(
         n: [m for m in (*graph.successors(n), *graph.predecessors(n)) if m in inside and m != n]
         for n in members
     }
+    shares: dict[str, list[float]] = {}
+    if personalization:
+        degree = graph.degree
+        for n, out in links.items():
+            weights = [1.0 / max(degree(m), 1) for m in out]
+            total = sum(weights)
+            shares[n] = [w / total for w in weights] if total else []
     if personalization:
         total = sum(v for k, v in personalization.items() if k in inside) or 1.0
         restart = {k: v / total for k, v in personalization.items() if k in inside}
@@ -262,6 +314,11 @@ def pagerank(
             out = links[n]
             if not out:
                 lost += value
+                continue
+            split = shares.get(n)
+            if split:
+                for m, part in zip(out, split):
+                    nxt[m] += alpha * value * part
                 continue
             share = alpha * value / len(out)
             for m in out:

@@ -17,10 +17,15 @@ DECAY = 0.5  # --graph-depth: a neighbour at distance d scores hit * DECAY**d
 
 
 def _walk(snapshot: Snapshot, seeds: list[str], hops: int) -> dict[str, tuple[int, list[str]]]:
-    """Nodes within ``hops`` of the seeds: distance and the edges from the nearest seed."""
+    """Nodes within ``hops`` of the seeds: distance and the edges from the nearest seed.
+    A hub (``lore.graph.queries.hub_bar``) is reached, never walked through (a seed that
+    is a hub, such as a session whose handoff matched the query, included)."""
+    from lore.graph.queries import hub_bar
+
     graph = snapshot.graph
+    bar = hub_bar(snapshot)
     seen: dict[str, tuple[int, list[str]]] = {s: (0, []) for s in seeds if s in graph}
-    frontier = [s for s in seeds if s in graph]
+    frontier = [s for s in seeds if s in graph and graph.degree(s) <= bar]
     for depth in range(1, hops + 1):
         nxt = []
         for node in frontier:
@@ -30,11 +35,24 @@ def _walk(snapshot: Snapshot, seeds: list[str], hops: int) -> dict[str, tuple[in
             for other, step in sorted(steps):
                 if other not in seen:
                     seen[other] = (depth, [*trail, step])
-                    nxt.append(other)
+                    if graph.degree(other) <= bar:
+                        nxt.append(other)
                     if len(seen) >= DEEP_MAX_NODES:
                         return seen
         frontier = nxt
     return seen
+
+
+CONTAINERS = ("session", "project")  # walked through, never an answer unless asked for
+
+
+def _answer(snapshot: Snapshot, key: str, wanted: set[str] | None) -> bool:
+    """Whether the graph may return node ``key``: a record, not a session (unless
+    ``wanted`` names sessions) nor a project."""
+    if key not in snapshot.record_keys or key.startswith("project:"):
+        return False
+    kind = snapshot.graph.nodes[key].get("type")
+    return kind not in CONTAINERS or (wanted is not None and kind in wanted)
 
 
 def _record_hit(
@@ -67,7 +85,7 @@ def expand(
         for key, (distance, trail) in sorted(
             _walk(snapshot, [hit.record.id], depth).items(), key=lambda kv: (kv[1][0], kv[0])
         ):
-            if key in have or key not in snapshot.record_keys or key.startswith("project:"):
+            if key in have or not _answer(snapshot, key, wanted):
                 continue
             score = hit.score * DECAY**distance
             found = _record_hit(
@@ -106,13 +124,12 @@ def _deep(
     walked = _walk(snapshot, list(weights), DEEP_HOPS)
     ranks = pagerank(snapshot, weights, nodes=set(walked))
     by_id = {h.record.id: h for h in seeds}
-    order = sorted(
-        (k for k in ranks if k in snapshot.record_keys and not k.startswith("project:")),
-        key=lambda k: (-ranks[k], k),
-    )
+    wanted = filters.get("kinds") or ()
+    named = filters["asked"].kinds if filters.get("asked") is not None else []
+    asked = _kinds(wanted or named) if wanted or named else None
+    order = sorted((k for k in ranks if _answer(snapshot, k, asked)), key=lambda k: (-ranks[k], k))
     out: list[Any] = []
     via: dict[str, list[str]] = {}
-    wanted = filters.get("kinds") or ()
     for key in order:
         if limit and len(out) >= limit:
             break

@@ -43,7 +43,7 @@ RELATIONS = {
     "hosts": "a project hosts a session",
     "part_of": "a file belongs to a project",
     "depends_on": "a goal or project needs another first",
-    "promoted_to": "an observation or error type became a record",
+    "promoted_to": "an observation or error type became a record (a PITFALL, a tagged pattern)",
     "supports": "evidence backs a record",
     "contradicts": "two decisions disagree",
     "instance_of": "a failure is an instance of its error type",
@@ -211,6 +211,8 @@ def project(
         if status in (None, "active") and relation and ends:
             edges.append((end_key(str(src)), end_key(str(dst)), relation))
         return None, {}, [], edges
+    if withdrawn(kind, data):
+        return None, {}, [], []
     key = project_key(rid) if kind == "project" else rid
     session = data.get("session_id")
     if isinstance(session, str) and session and kind != "session":
@@ -267,6 +269,7 @@ def project(
     elif kind == "pattern":
         for target in _ids(data.get("inverted_to")):
             edges.append((key, target, "inverted_to"))
+        edges.extend(_named_error_types(key, data, None))
     elif kind == "anti-pattern":
         for target in _ids(data.get("inverted_from")):
             edges.append((target, key, "inverted_to"))
@@ -274,6 +277,7 @@ def project(
         if error:
             node = named(ERROR_TYPE + error, "error-type", error)
             edges.append((node, key, "promoted_to"))
+        edges.extend(_named_error_types(key, data, error))
     elif kind == "goal":
         for target in _ids(data.get("depends_on")):
             edges.append((key, target, "depends_on"))
@@ -288,6 +292,23 @@ def project(
         for target in _ids(data.get("related")):
             edges.append((key, target, "relates_to"))
     return key, attrs, synth, edges
+
+
+def _named_error_types(key: str, data: dict[str, Any], own: str | None) -> list[Edge]:
+    """``error-type:T promoted_to`` a pattern or anti-pattern tagged ``T`` (``lore learn ...
+    --tags T`` names a recurring failure type, as a PITFALL does). The error type's node
+    comes from the failures of that type: with none, the edge waits and is not shown."""
+    tags = data.get("tags")
+    names = {t.strip() for t in tags if isinstance(t, str) and t.strip()} if tags else set()
+    return [(ERROR_TYPE + t, key, "promoted_to") for t in sorted(names - {own or ""})]
+
+
+def withdrawn(kind: str, data: dict[str, Any]) -> bool:
+    """A retracted record (status ``retracted``, or a ``retracted_at``) or a discarded
+    observation: no longer knowledge, so neither a node nor the end of an edge."""
+    if data.get("status") == "retracted" or data.get("retracted_at"):
+        return True
+    return kind == "observation" and data.get("status") == "discarded"
 
 
 def concept_names(data: dict[str, Any]) -> list[str]:

@@ -21,7 +21,7 @@ from lore.graph import rules
 from lore.paths import DataRoot
 from lore.store.core import Store
 
-SNAPSHOT_SCHEMA = 5  # bump when the projection rules change: older snapshots are rebuilt
+SNAPSHOT_SCHEMA = 6  # bump when the projection rules change: older snapshots are rebuilt
 MAGIC = b"LOREGRAPH\x00"
 SAVE_AFTER = 500  # records changed since the stored snapshot before it is rewritten
 OWN_KINDS = ("edge", "project")  # kinds the index does not hold: fingerprinted here
@@ -373,16 +373,20 @@ def save(snapshot: Snapshot, root: DataRoot) -> bool:
 
 
 def open_graph(
-    store: Store, progress: Progress | None = None, *, one_shot: bool = False
+    store: Store,
+    progress: Progress | None = None,
+    *,
+    one_shot: bool = False,
+    kept: Snapshot | None = None,
 ) -> Snapshot:
-    """The snapshot, brought up to date with the files.
+    """The snapshot (``kept``: the one a long-lived process holds), up to date with the files.
 
     A few changed records are applied in memory only: rewriting a 100,000-record
     snapshot costs more than replaying them from the index next time. It is saved
     after a full build, or once ``SAVE_AFTER`` records have changed since it was.
     ``one_shot``: see ``load``.
     """
-    snapshot = load(store.root, one_shot=one_shot)
+    snapshot = kept if kept is not None else load(store.root, one_shot=one_shot)
     if snapshot is None:
         snapshot = Snapshot(str(store.path))
     if snapshot.refresh(store, progress) and (snapshot.full or snapshot.applied >= SAVE_AFTER):

@@ -388,12 +388,24 @@ class Columns:
         """The live record number of each id in ``wanted`` that the index holds.
 
         A few ids (the lines one capture appended) are searched for in the packed id
-        text; splitting all of them into a dictionary costs tens of milliseconds on a
-        big index. Many ids, or an index already split, use the dictionary.
+        text, or in the id list once it is split (``list.index`` runs at C speed);
+        building the dictionary costs a hundred milliseconds and more on a big index.
+        Many ids, or a dictionary already built, use the dictionary.
         """
-        if self._ids is not None or self._by_id is not None or len(wanted) > 16:
+        if self._by_id is not None or len(wanted) > 16:
             by_id = self.by_id()
             return {rid: by_id[rid] for rid in wanted if rid in by_id}
+        if self._ids is not None:
+            ids, dead = self._ids, self.dead
+            hits: dict[str, int] = {}
+            for rid in wanted:
+                at = -1
+                with contextlib.suppress(ValueError):
+                    while True:
+                        at = ids.index(rid, at + 1)
+                        if at not in dead:
+                            hits[rid] = at  # the last live one wins, as in by_id()
+            return hits
         from bisect import bisect_left
 
         text = b"\n" + bytes(self._ids_text) + b"\n"  # id k sits after text[_ids_at[k]]

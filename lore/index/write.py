@@ -84,8 +84,8 @@ class Writable(Columns):
         self.ctx.append(self._intern("contexts", _context(record, session_id)))
         if revs:
             self.revs[doc] = revs
-        replaced_by = getattr(record, "superseded_by", None)
-        if record.hidden and isinstance(replaced_by, str) and replaced_by:
+        replaced_by = _replacement(record)
+        if replaced_by:
             self.replaced[doc] = replaced_by
         facts = _facts(record)
         if facts is not None:
@@ -273,6 +273,17 @@ def _anchors(value: Any) -> tuple[tuple[Any, ...], ...]:
     return tuple(out)
 
 
+def _replacement(record: Record) -> str | None:
+    """The record whose content now stands for this one, which recall never lets it
+    outrank: a hidden record's ``superseded_by``, a promoted observation's ``promoted_to``."""
+    if record.KIND.name == "observation":
+        target = getattr(record, "promoted_to", None)
+        promoted = getattr(record, "status", None) == "promoted"
+        return target if promoted and isinstance(target, str) and target else None
+    target = getattr(record, "superseded_by", None)
+    return target if record.hidden and isinstance(target, str) and target else None
+
+
 def _context(record: Record, session_id: str | None) -> str | None:
     """What a record's neighbours must share with it to be its context: its session, or
     for a record without one its tags besides its project's name (records imported from
@@ -293,7 +304,7 @@ def _facts(record: Record) -> tuple[Any, ...] | None:
     """The few fields ``lore resume`` chooses by, so it reads only the records it shows.
 
     session: (status, ended_at or timestamp, project or None);
-    pattern: (confidence, validations);
+    pattern: (confidence, validations, 1 if it holds a flag else 0);
     anti-pattern: (severity, name); goal: (status, priority). Only marshal-safe plain values.
     """
     kind = record.KIND.name
@@ -303,9 +314,12 @@ def _facts(record: Record) -> tuple[Any, ...] | None:
         ended = _text(state.get("ended_at")) or _text(state.get("timestamp"))
         return (_text(state.get("status")), ended, project if isinstance(project, str) else None)
     if kind == "pattern":
+        flags = state.get("flags")
+        flagged = isinstance(flags, list) and any(isinstance(f, dict) for f in flags)
         return (
             weight.number(state.get("confidence"), 0.0),
             weight.number(state.get("validations"), 0.0),
+            1 if flagged else 0,
         )
     if kind == "anti-pattern":
         return (_text(state.get("severity")), _text(state.get("name")))

@@ -26,6 +26,8 @@ TOOL_NAMES = (
     "goal_update",
     "graph_neighbors",
     "timeline",
+    "inbox",
+    "ingest",
     "stale",
     "consolidate",
     "archive",

@@ -1,7 +1,7 @@
 """lore's server entry in coding agents' MCP configuration: Claude Code (``.mcp.json`` or
 ``~/.claude.json``), Codex CLI (``config.toml``) and Cursor (``mcp.json``). Adds, replaces
 or removes only the ``lore`` entry; every other entry, key and (in TOML) comment stays.
-Needs no MCP SDK.
+Where each agent keeps that file is ``lore.sessions.agents.config_file``. Needs no MCP SDK.
 """
 
 from __future__ import annotations
@@ -12,25 +12,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from lore.errors import InvalidInputError, UsageError
-
-AGENTS = ("claude", "codex", "cursor")
-SCOPES = ("user", "project")
-NAME = "lore"
-
-
-def config_file(agent: str, scope: str, project_dir: Path) -> Path:
-    """Where ``agent`` reads MCP servers for ``scope`` (see docs/how-to/agents.md)."""
-    home = Path.home()
-    if agent == "claude":
-        return project_dir / ".mcp.json" if scope == "project" else home / ".claude.json"
-    if agent == "cursor":
-        return (project_dir if scope == "project" else home) / ".cursor" / "mcp.json"
-    if agent == "codex":
-        if scope == "project":
-            return project_dir / ".codex" / "config.toml"
-        return Path(os.environ.get("CODEX_HOME") or home / ".codex") / "config.toml"
-    raise UsageError(f"unknown agent {agent!r}: use one of {', '.join(AGENTS)}")
+from lore.errors import InvalidInputError
+from lore.sessions.agents import NAME
 
 
 def entry(agent: str, lore_bin: str, data_dir: str | None = None) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from lore.index.columns import SEARCH_KINDS
 from lore.index.history import note_recalled
 from lore.index.persist import Index, open_index
 from lore.model import Record, kind_class
-from lore.recall import ranking, signals
+from lore.recall import intent, ranking, signals
 from lore.store.core import Store
 from lore.timeexpr import Window
 
@@ -107,6 +107,16 @@ class Ranking:
     total: int  # how many records match
     matched: set[str]  # the index terms that matched (for snippets)
     window: Window | None = None  # the time window the query named, if any
+    named: list[str] = field(default_factory=list)  # the kinds the query named, if any
+
+
+@dataclass
+class Asked:
+    """What a query asked beyond its words (filled by ``recall`` when given): the time
+    window it names and the kinds of record it names (``lore.recall.intent``)."""
+
+    window: Window | None = None
+    kinds: list[str] = field(default_factory=list)
 
 
 def rank(
@@ -127,20 +137,39 @@ def rank(
 
     A time expression inside ``query`` ("last week", "in May 2026") is not matched as
     text: records inside the window it names weigh more (``lore.recall.signals.WINDOW_BOOST``).
-    With a ``limit``, records that cannot reach the top ``limit`` (their relevance plus
-    the largest possible other components is below the ``limit``-th score) are counted
-    but not scored.
+    A kind the query names ("what failed", "decisions", ``lore.recall.intent``; among
+    ``kinds`` when given) is not matched as text either: its records weigh more
+    (``signals.KIND_BOOST``), and a query that names kinds and holds no other word lists
+    those kinds' records (inside its time window, if it names one), ranked as any result
+    with full relevance. With a ``limit``, records that cannot reach the top ``limit``
+    (their relevance plus the largest possible other components is below the
+    ``limit``-th score) are counted but not scored.
     """
     wanted = {SEARCH_KINDS.index(k) for k in searchable_kinds(list(kinds))}
     since_epoch = timeexpr.since(since)
     until_epoch = timeexpr.until(until)
     window, words = timeexpr.in_query(query)
     idx = index or open_index(store)
+    # Kind words count when the store holds such records (and --kind, if given, keeps them).
+    named, words = intent.kinds_in(
+        words,
+        lambda kind: (not wanted or SEARCH_KINDS.index(kind) in wanted) and bool(idx.docs(kind)),
+    )
     terms = analyze.query_terms(words)
     n = idx.size
-    if not terms or n == 0:
-        return Ranking(idx, [], 0, set(), window)
-    text, exact, fuzzy, matched = signals.relevance(idx, terms, window, store)
+    if n == 0 or not (terms or named):
+        return Ranking(idx, [], 0, set(), window, named)
+    boost = {SEARCH_KINDS.index(k) for k in named}
+    if terms:
+        text, exact, fuzzy, matched = signals.relevance(idx, terms, window, store, boost)
+    else:  # only kinds (and a time): those records, inside the window
+        text = {
+            d: 1.0
+            for kind in named
+            for d in idx.docs(kind, hidden=show_hidden)
+            if window is None or window.contains(idx.ts[d])
+        }
+        exact, fuzzy, matched = {}, {}, set()
     hidden = _flagged(idx.hidden) if not show_hidden else set()
     for d in idx.dead | hidden:
         text.pop(d, None)
@@ -164,12 +193,15 @@ def rank(
             )
         }
     if not text:
-        return Ranking(idx, [], 0, matched, window)
+        return Ranking(idx, [], 0, matched, window, named)
     ranked = _score(store, idx, text, exact, fuzzy, project or here, limit, show_hidden)
     if window is not None:
         for r in ranked:
             r.parts["window"] = 1.0 if window.contains(idx.ts[r.doc]) else 0.0
-    return Ranking(idx, ranked, len(text), matched, window)
+    if boost:
+        for r in ranked:
+            r.parts["kind"] = 1.0 if idx.kinds[r.doc] in boost else 0.0
+    return Ranking(idx, ranked, len(text), matched, window, named)
 
 
 def _score(
@@ -279,6 +311,10 @@ def _score(
     if prune:  # the top ``limit``, and anything tied with the last of them
         last = sorted(((s, ts[d]) for d, s in scores.items()), reverse=True)[limit - 1]
         pool = [d for d, s in scores.items() if (s, ts[d]) >= last]
+        extra = _replacements_of(idx, pool, text)  # scored too: never above what replaced them
+        for d in extra:
+            total(d)
+        pool += extra
     ranked = []
     for d in pool:
         found = {"bm25": exact.get(d, 0.0), "fuzzy": fuzzy.get(d, 0.0), **totals[d]}
@@ -337,8 +373,19 @@ def _membership(idx: Index, project: str) -> Any:
     return lambda doc: proj[doc] == code or doc in tagged
 
 
+def _replacements_of(idx: Index, pool: list[int], text: dict[int, float]) -> list[int]:
+    """The matching records that replaced records of ``pool`` but were pruned from it (a
+    promoted observation's target): they are scored too, so it can rank below them."""
+    wanted = {idx.replaced[d] for d in pool if d in idx.replaced}
+    if not wanted:
+        return []
+    have = set(pool)
+    return [d for d in idx.find_ids(wanted).values() if d in text and d not in have]
+
+
 def _below_replacements(idx: Index, ranked: list[Ranked]) -> None:
-    """A superseded record shown with --all never outranks the record that replaced it."""
+    """A record never outranks the record that replaced it: a superseded one (shown with
+    --all) its successor, a promoted observation the record it was promoted to."""
     by_id = {idx.id_of(r.doc): r for r in ranked}
     pairs = [
         (r, by_id[target])
@@ -402,12 +449,14 @@ def recall(
     here: str | None = None,
     remember: bool = True,
     until: str | None = None,
+    asked: Asked | None = None,
 ) -> list[Hit]:
     """The ``limit`` best records for ``query`` (0: all), best first.
 
     ``project`` filters; ``here`` (the current project) only raises affinity;
     ``since``/``until`` are time expressions (``lore.timeexpr``) that filter. With
     ``remember``, the returned ids count as recalled once more (local history).
+    ``asked``, when given, receives the window and kinds the query named.
     """
     result = rank(
         store,
@@ -421,6 +470,8 @@ def recall(
         here=here,
         limit=limit,
     )
+    if asked is not None:
+        asked.window, asked.kinds = result.window, list(result.named)
     chosen = result.ranked[:limit] if limit else result.ranked
     found = hits(store, result.index, chosen, result.matched)
     if remember:

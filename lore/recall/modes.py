@@ -11,7 +11,7 @@ from typing import Any
 from lore import clock
 from lore.components.failures import Failure
 from lore.components.intent import Goal
-from lore.components.patterns import SEVERITY_RANK, Pattern
+from lore.components.patterns import SEVERITY_RANK, Pattern, advice_order
 from lore.index import analyze
 from lore.index.persist import open_index
 from lore.model import Record
@@ -80,6 +80,7 @@ def context(store: Store, project: str, *, limit: int = DEFAULT_LIMIT) -> dict[s
     decisions.sort(key=lambda d: (d.timestamp, d.id), reverse=True)
     pats = [p for p in store.of(Pattern) if belongs(p, project)]
     pats.sort(key=lambda p: (p.confidence, p.validations, p.timestamp), reverse=True)
+    pats = advice_order(pats)  # flagged advice last
     fails = [f for f in store.of(Failure) if belongs(f, project)]
     fails.sort(key=lambda f: (f.timestamp, f.id), reverse=True)
     goals = [g for g in store.of(Goal) if belongs(g, project) and g.status == "active"]

@@ -20,6 +20,7 @@ ASK_NEXT = 0.7  # share the record after a record that asks something inherits (
 ASK_SELF = 0.8  # a record that asks keeps this share of its own score
 COVERAGE_POWER = 0.6  # text x (share of the query's terms the record holds) ** this
 WINDOW_BOOST = 2.0  # a record inside the query's time window counts 1 + this times
+KIND_BOOST = 2.0  # a record of a kind the query names ("what failed") counts 1 + this times
 ASSOCIATE = True  # a rare term also matches its associates (``lore.recall.associate``)
 
 
@@ -61,8 +62,10 @@ def match(
     idx: Index, terms: list[str], store: Store | None = None
 ) -> tuple[dict[int, float], dict[int, float], set[str], dict[int, int]]:
     """BM25 of every record for ``terms``: the part from the terms themselves, the part
-    from their close variants, the index terms that matched and how many of ``terms``
-    each record holds (itself or a variant). Occurrences that come from a project's own
+    from their close variants, the index terms that matched (a term, its longer forms and
+    typo fixes: what snippets mark; never a companion from ``lore.recall.associate``, which
+    the query does not hold) and how many of ``terms`` each record holds (itself or a
+    variant). Occurrences that come from a project's own
     name or a project's blanket tag (``lore.index.tagwords``) do not count."""
     n = idx.size
     k1, b = ranking.K1, ranking.B
@@ -74,6 +77,7 @@ def match(
     matched: set[str] = set()
     held: dict[int, int] = {}
     every: list[tuple[str, list[tuple[str, float]]]] = []
+    companions: set[str] = set()  # matched for ranking, but not words of the query
     for term in terms:
         close = ranking.close_terms(term, vocabulary)
         factors = {v: ranking.FUZZY_WEIGHT * sim for v, sim in close.items()}
@@ -82,6 +86,8 @@ def match(
                 share = associate.ASSOC_WEIGHT * strength
                 if v not in terms and share > factors.get(v, 0.0):
                     factors[v] = share
+                    if v not in close:
+                        companions.add(v)
         every.append((term, [(term, 1.0), *factors.items()]))
     # Words of a project's name (or of a tag all its records carry) are not matched text.
     from lore.index.tagwords import muted as muted_words
@@ -104,7 +110,8 @@ def match(
             df = len(docs) - (len(dead.intersection(docs)) if dead else 0)
             if not df:
                 continue
-            matched.add(variant)
+            if variant not in companions:  # snippets mark the query's words (and forms)
+                matched.add(variant)
             weight = factor * ranking.idf(n, df) * (k1 + 1.0)
             if variant == term:  # a record appears once in a term's postings
                 own = {d: weight * tf / (tf + base + scale * dl[d]) for d, tf in zip(docs, tfs)}
@@ -129,11 +136,16 @@ def match(
 
 
 def relevance(
-    idx: Index, terms: list[str], window: Window | None = None, store: Store | None = None
+    idx: Index,
+    terms: list[str],
+    window: Window | None = None,
+    store: Store | None = None,
+    kinds: set[int] | frozenset[int] = frozenset(),
 ) -> tuple[dict[int, float], dict[int, float], dict[int, float], set[str]]:
     """Each record's text score for ``terms`` (see ``lore.recall.ranking``): BM25 times coverage,
     a record that asks keeping ASK_SELF of it, plus what it inherits from its neighbours,
-    times 1 + WINDOW_BOOST inside ``window``. Returns (text, exact, fuzzy, matched)."""
+    times 1 + WINDOW_BOOST inside ``window``, times 1 + KIND_BOOST for a record of one of
+    ``kinds`` (kind codes the query named). Returns (text, exact, fuzzy, matched)."""
     exact, fuzzy, matched, held = match(idx, terms, store)
     text = dict(exact)
     for d, s in fuzzy.items():
@@ -153,5 +165,10 @@ def relevance(
         ts, factor = idx.ts, 1.0 + WINDOW_BOOST
         for d in text:
             if window.contains(ts[d]):
+                text[d] *= factor
+    if kinds and KIND_BOOST:
+        of, factor = idx.kinds, 1.0 + KIND_BOOST
+        for d in text:
+            if of[d] in kinds:
                 text[d] *= factor
     return text, exact, fuzzy, matched

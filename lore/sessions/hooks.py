@@ -1,15 +1,14 @@
 """Agent integration: Claude Code hook settings and transcript-based automatic handoffs.
 
 ``install``/``uninstall`` edit a Claude Code settings JSON (backup first, only our
-entries touched). ``digest_transcript`` reads a Claude Code transcript (JSONL) and
-extracts, without any model, the last user requests, the files touched and the
-commands that failed, for the automatic handoff written by PreCompact/SessionEnd.
+entries touched). ``digest_transcript`` reads a transcript's tail and sums it up, without
+any model, with ``lore.ingest``'s digest (requests, files edited, commits, tests, failures
+and whether they were fixed, open items) for the automatic handoff of PreCompact/SessionEnd.
 """
 
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,27 +16,21 @@ import orjson
 
 from lore import clock
 from lore.errors import InvalidInputError
+from lore.ingest.digest import Digest
 from lore.storage.atomic import atomic_write
 
-EVENTS = {
-    "SessionStart": "session-start",
-    "PreCompact": "pre-compact",
-    "SessionEnd": "session-end",
-}
-MARKER = "hooks run"  # every command we install contains "<lore> hooks run <event>"
-EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit"}
-MAX_REQUESTS = 3
-MAX_REQUEST_CHARS = 300  # a request kept in an automatic handoff, on one line
-MAX_COMMAND_CHARS = 200  # a failed command, likewise
-MAX_FILES = 20
-MAX_FAILED = 5
-MAX_FILES_SAID = 8  # files named in the message (``auto.files`` keeps the last MAX_FILES)
-MAX_SUMMARY_REQUEST = 80
+MARKER = "hooks run"  # every command we install contains "<lore> ... hooks run <event>"
+MAX_FAILED = 5  # failed commands ``auto.failed_commands`` keeps
+MAX_REQUEST_CHARS = 300  # a request in ``auto.requests`` (masked first, then cut)
+MAX_COMMAND_CHARS = 200  # a command in ``auto.failed_commands``
 GIT_SECONDS = 0.25  # each git call of an automatic handoff: the hook has 0.9 s in all
+HOOK_TIMEOUT = 10  # seconds Claude Code gives each hook (lore answers within about one)
 
 
-def hook_command(lore_bin: str, event: str) -> str:
-    return f"{shlex.quote(lore_bin)} {MARKER} {event}"
+def hook_command(lore_bin: str, event: str, data_dir: str | None = None) -> str:
+    """``<lore> [--data-dir DIR] hooks run <event>``, quoted for a shell."""
+    root = f" --data-dir {shlex.quote(data_dir)}" if data_dir else ""
+    return f"{shlex.quote(lore_bin)}{root} {MARKER} {event}"
 
 
 def load_settings(path: Path) -> dict[str, Any]:
@@ -57,48 +50,78 @@ def load_settings(path: Path) -> dict[str, Any]:
     return data
 
 
-def _ours(entry: Any, commands: set[str]) -> bool:
+def is_ours(entry: Any, name: str) -> bool:
+    """Whether a hook entry is one ``install`` wrote for lore's event ``name`` (any lore
+    path, any data root)."""
     return (
         isinstance(entry, dict)
-        and entry.get("type") == "command"
-        and entry.get("command") in commands
+        and isinstance(entry.get("command"), str)
+        and entry["command"].endswith(f" {MARKER} {name}")
     )
 
 
-def install(settings: Path, lore_bin: str) -> dict[str, Any]:
-    """Add lore's three hooks; idempotent; backs the file up before changing it."""
+def _groups(settings: Path, hooks: dict[str, Any], event: str) -> list[Any]:
+    groups = hooks.setdefault(event, [])
+    if not isinstance(groups, list):
+        raise InvalidInputError(f"{settings}: hooks.{event} is not a list", file=str(settings))
+    return groups
+
+
+def install(
+    settings: Path, lore_bin: str, data_dir: str | None = None, agent: str = "claude"
+) -> dict[str, Any]:
+    """Add lore's hooks for ``agent`` (``lore.sessions.hook_events.AGENTS``) to its
+    settings file; idempotent; an entry of lore's that runs another lore or another data
+    root is replaced. Backs the file up before changing it."""
+    from lore.sessions.hook_events import AGENTS
+
+    spec = AGENTS[agent]
     data = load_settings(settings)
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise InvalidInputError(f"{settings}: 'hooks' is not an object", file=str(settings))
-    added = []
-    for event, name in EVENTS.items():
-        command = hook_command(lore_bin, name)
-        groups = hooks.setdefault(event, [])
-        if not isinstance(groups, list):
-            raise InvalidInputError(f"{settings}: hooks.{event} is not a list", file=str(settings))
-        present = any(
-            _ours(h, {command})
-            for g in groups
-            if isinstance(g, dict)
-            for h in (g.get("hooks") or [])
-        )
-        if present:
-            continue
-        groups.append({"hooks": [{"type": "command", "command": command, "timeout": 10}]})
-        added.append(event)
-    backup = write_settings(settings, data) if added else None
-    return {"settings": str(settings), "added": added, "backup": backup}
+    added: list[str] = []
+    updated: list[str] = []
+    for theirs, name, matcher in spec.events:
+        command = hook_command(lore_bin, name, data_dir)
+        groups = _groups(settings, hooks, theirs)
+        found = [
+            (group, entry)
+            for group in groups
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+            for entry in group["hooks"]
+            if is_ours(entry, name)
+        ]
+        entry: dict[str, Any] = {"name": f"lore-{name}"} if spec.named else {}
+        entry.update(type="command", command=command, timeout=spec.timeout)
+        if len(found) == 1:
+            group, current = found[0]
+            if current == entry and group.get("matcher") == matcher:
+                continue
+        for group, current in found:
+            group["hooks"].remove(current)
+        # Only a group that held nothing but lore's entries goes away with them.
+        groups[:] = [g for g in groups if not any(g is f[0] for f in found) or g["hooks"]]
+        ours: dict[str, Any] = {"matcher": matcher} if matcher else {}
+        ours["hooks"] = [entry]
+        groups.append(ours)
+        (updated if found else added).append(theirs)
+    changed = added or updated
+    backup = write_settings(settings, data) if changed else None
+    return {"settings": str(settings), "added": added, "updated": updated, "backup": backup}
 
 
-def uninstall(settings: Path, lore_bin: str | None = None) -> dict[str, Any]:
-    """Remove exactly the hook entries lore added (any lore path), nothing else."""
+def uninstall(settings: Path, agent: str = "claude") -> dict[str, Any]:
+    """Remove exactly the hook entries lore added for ``agent`` (any lore path), nothing
+    else."""
+    from lore.sessions.hook_events import AGENTS
+
     data = load_settings(settings)
     hooks = data.get("hooks")
     removed = []
     if isinstance(hooks, dict):
-        for event, name in EVENTS.items():
-            groups = hooks.get(event)
+        for theirs, name, _ in AGENTS[agent].events:
+            groups = hooks.get(theirs)
             if not isinstance(groups, list):
                 continue
             kept_groups = []
@@ -108,15 +131,7 @@ def uninstall(settings: Path, lore_bin: str | None = None) -> dict[str, Any]:
                 if not isinstance(entries, list):
                     kept_groups.append(group)
                     continue
-                kept = [
-                    h
-                    for h in entries
-                    if not (
-                        isinstance(h, dict)
-                        and isinstance(h.get("command"), str)
-                        and h["command"].endswith(f" {MARKER} {name}")
-                    )
-                ]
+                kept = [h for h in entries if not is_ours(h, name)]
                 if len(kept) == len(entries):
                     kept_groups.append(group)  # not ours, even when empty: left as it is
                     continue
@@ -125,12 +140,12 @@ def uninstall(settings: Path, lore_bin: str | None = None) -> dict[str, Any]:
                     kept_groups.append({**group, "hooks": kept})
             if not touched:
                 continue
-            removed.append(event)
+            removed.append(theirs)
             # Only a structure we emptied goes away with our entries.
             if kept_groups:
-                hooks[event] = kept_groups
+                hooks[theirs] = kept_groups
             else:
-                hooks.pop(event, None)
+                hooks.pop(theirs, None)
         if removed and not hooks:
             data.pop("hooks", None)
     backup = write_settings(settings, data) if removed else None
@@ -172,189 +187,35 @@ def write_settings(path: Path, data: dict[str, Any]) -> str | None:
 
 
 # --- transcripts ----------------------------------------------------------------------
+# The digest is lore.ingest's (one summariser for the session records `lore ingest`
+# writes and for these handoffs); this reads a transcript's tail for it.
 
 
-SENTENCE_ENDS = (".", "!", "?", "…")
+def digest_transcript(
+    path: Path, *, max_bytes: int = 8 * 1024 * 1024, base: Path | None = None
+) -> Digest:
+    """What happened in a transcript (Claude Code, Codex or Gemini CLI), read from its last
+    ``max_bytes``; edited files relative to ``base``. Masked: an automatic handoff has
+    nobody to ask for ``--allow-secret``, so what the secrets gate would refuse in a
+    transcript is replaced by ``[REDACTED:<rule>]`` first, and the handoff still passes."""
+    from lore.ingest import transcript
+    from lore.ingest.digest import digest_of
+    from lore.ingest.session import SessionState
 
-
-@dataclass
-class Digest:
-    requests: list[str] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)
-    last_request_at: str | None = None  # the transcript's time of the last user request
-    files_cut: int = 0  # files and failed commands seen but left off the capped lists
-    failed_cut: int = 0
-
-    @property
-    def files_total(self) -> int:
-        return len(self.files) + self.files_cut
-
-    @property
-    def failed_total(self) -> int:
-        return len(self.failed) + self.failed_cut
-
-    @property
-    def empty(self) -> bool:
-        return not (self.requests or self.files or self.failed)
-
-    def message(self, event: str) -> str:
-        """One sentence per clause: the event, the last request, the files, the failures."""
-        parts = [f"Automatic handoff ({event})."]
-        if self.requests:
-            # A request that ends a sentence itself needs no full stop after its quote:
-            # 'Last request: "Fix the order." Touched ...', not '"Fix the order.". Touched'.
-            request = self.requests[-1]
-            stop = "" if request.rstrip().endswith(SENTENCE_ENDS) else "."
-            parts.append(f'Last request: "{request}"{stop}')
-        if self.files:
-            shown = ", ".join(self.files[:MAX_FILES_SAID])
-            more = self.files_total - MAX_FILES_SAID
-            parts.append(
-                f"Touched {_count(self.files_total, 'file')}: {shown}"
-                + (f" and {more} more." if more > 0 else ".")
-            )
-        if self.failed:
-            parts.append(
-                f"{_count(self.failed_total, 'command')} failed, last: `{self.failed[-1]}`."
-            )
-        return " ".join(parts)
-
-    def summary(self, event: str) -> str:
-        """What tells this automatic handoff from the others: its last request and counts."""
-        counts = []
-        if self.files:
-            counts.append(f"{_count(self.files_total, 'file')} touched")
-        if self.failed:
-            counts.append(f"{_count(self.failed_total, 'command')} failed")
-        said = ", ".join(counts)
-        if not self.requests:
-            return f"{event}: {said}"
-        request = self.requests[-1]
-        if len(request) > MAX_SUMMARY_REQUEST:
-            request = request[: MAX_SUMMARY_REQUEST - 1].rstrip() + "…"
-        return f'{event}: "{request}"' + (f" ({said})" if said else "")
-
-    def relative_to(self, top: Path) -> None:
-        """Files inside the repository ``top`` as paths relative to it (others stay)."""
-        out = []
-        for name in self.files:
-            path = Path(name)
-            if path.is_relative_to(top):
-                name = path.relative_to(top).as_posix()
-            if name not in out:
-                out.append(name)
-        self.files = out
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            c.get("text", "") for c in content if isinstance(c, dict) and c.get("type") == "text"
-        )
-    return ""
-
-
-def _typed(entry: dict[str, Any], text: str) -> bool:
-    """Whether a user entry's text is something the user asked: not a command or system
-    wrapper (``<...>``), an interruption marker, a meta note, a compaction's summary or
-    a subagent's prompt (entries Claude Code writes in the user's role)."""
-    if not text or text.startswith(("<", "[Request interrupted")):
-        return False
-    return not any(entry.get(flag) for flag in ("isMeta", "isCompactSummary", "isSidechain"))
-
-
-def digest_transcript(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> Digest:
-    """What happened in a Claude Code transcript, read from its last ``max_bytes``."""
-    digest = Digest()
     try:
-        with open(path, "rb") as handle:
-            handle.seek(0, 2)
-            size = handle.tell()
-            handle.seek(max(0, size - max_bytes))
-            raw = handle.read()
-    except OSError:
-        return digest
-    commands: dict[str, str] = {}
-    for line in raw.splitlines():
-        try:
-            entry = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue  # the first line may be cut by the seek
-        if not isinstance(entry, dict):
-            continue
-        message = entry.get("message")
-        if not isinstance(message, dict):
-            continue
-        content = message.get("content")
-        if entry.get("type") == "user":
-            if isinstance(content, list):
-                for block in content:
-                    if not isinstance(block, dict) or block.get("type") != "tool_result":
-                        continue
-                    if block.get("is_error") and block.get("tool_use_id") in commands:
-                        digest.failed.append(commands[block["tool_use_id"]])
-            text = _text_of(content).strip()
-            if _typed(entry, text):
-                digest.requests.append(text)  # masked, then cut, by scrub()
-                when = entry.get("timestamp")
-                digest.last_request_at = when if isinstance(when, str) else None
-        elif entry.get("type") == "assistant" and isinstance(content, list):
-            for block in content:
-                if not isinstance(block, dict) or block.get("type") != "tool_use":
-                    continue
-                given = block.get("input")
-                tool_input = given if isinstance(given, dict) else {}
-                if block.get("name") in EDIT_TOOLS:
-                    file = tool_input.get("file_path") or tool_input.get("notebook_path")
-                    if isinstance(file, str) and file not in digest.files:
-                        digest.files.append(file)
-                elif block.get("name") == "Bash" and isinstance(tool_input.get("command"), str):
-                    commands[str(block.get("id"))] = tool_input["command"]
-    digest.files_cut = max(0, len(digest.files) - MAX_FILES)
-    digest.failed_cut = max(0, len(digest.failed) - MAX_FAILED)
-    digest.requests = digest.requests[-MAX_REQUESTS:]
-    digest.files = digest.files[-MAX_FILES:]
-    digest.failed = digest.failed[-MAX_FAILED:]
-    return scrub(digest)
-
-
-def scrub(digest: Digest) -> Digest:
-    """The digest with every credential replaced by ``[REDACTED:<rule>]``, then each
-    request and command on one line and cut to its length (MAX_REQUEST_CHARS,
-    MAX_COMMAND_CHARS).
-
-    An automatic handoff has nobody to ask for ``--allow-secret``: what the secrets gate
-    would refuse in a transcript (a token pasted into a prompt or a command) is masked,
-    so the handoff is still written and passes the gate. Masking comes first: a cut or a
-    collapsed line break would leave part of a key that no rule recognises any more
-    (the body lines of a pasted private key without its header).
-    """
-    from lore.secrets.gate import redact
-
-    digest.requests = [_clip(redact(t), MAX_REQUEST_CHARS) for t in digest.requests]
-    digest.files = [redact(t) for t in digest.files]
-    digest.failed = [_clip(redact(t), MAX_COMMAND_CHARS) for t in digest.failed]
-    return digest
-
-
-def _clip(text: str, limit: int) -> str:
-    """``text`` on one line, at most ``limit`` characters, never ending inside a
-    redaction marker (a cut marker would read as text that lost its secret)."""
-    line = " ".join(text.split())
-    if len(line) <= limit:
-        return line
-    cut = line[:limit]
-    opened = cut.rfind("[REDACTED:")
-    if opened >= 0 and "]" not in cut[opened:]:
-        cut = cut[:opened].rstrip()
-    return cut
+        found = transcript.sniff(path)
+        if found is None:
+            return Digest()
+        agent, whole = found
+        reader = transcript.READERS[agent]()
+        start = 0 if whole else max(0, path.stat().st_size - max_bytes)
+        read = transcript.read(path, reader, offset=start, whole=whole)
+    except (OSError, InvalidInputError):
+        return Digest()
+    state = SessionState()
+    for event in read.events:
+        state.add(event)
+    return digest_of(state, agent, base=base, cwd=reader.session().cwd)
 
 
 def agent_handed_off(previous: Any, digest: Digest) -> bool:
@@ -364,6 +225,8 @@ def agent_handed_off(previous: Any, digest: Digest) -> bool:
     handoff" and bury the agent's note under a transcript digest.
     """
     if previous is None or "auto" in previous.extra or not digest.last_request_at:
+        return False
+    if previous.source == "ingest":  # the transcript's own digest, not the agent's handoff
         return False
     try:
         asked = clock.normalize_timestamp(digest.last_request_at)
@@ -383,6 +246,7 @@ def auto_handoff(
     ``transfer.handoff``), so it never buries a manual one's next steps and blockers.
     """
     from lore.git.info import find_repo, snapshot
+    from lore.ingest.clean import cut
     from lore.sessions.handoff import handoff, last_handoff
 
     transcript = payload.get("transcript_path")
@@ -391,30 +255,32 @@ def auto_handoff(
     path = Path(transcript)
     if not path.is_file():
         return None, f"no transcript at {transcript}"
-    digest = digest_transcript(path)
+    repo = find_repo()
+    digest = digest_transcript(path, base=repo.top if repo is not None else None)
     if digest.empty:
         return None, f"the transcript {transcript} shows no request, edit or failed command"
     if agent_handed_off(last_handoff(store, project), digest):
         return None, "the agent handed off after the last request: its handoff stays the last"
-    repo = find_repo()
-    if repo is not None:
-        digest.relative_to(repo.top)
     session = handoff(
         store,
-        digest.message(event),
+        digest.message(f"Automatic handoff ({event})."),
         project=project,
-        threads=digest.requests,
+        threads=digest.open,
         git=snapshot(timeout=GIT_SECONDS),
         source="hook",
-        summary=digest.summary(event),
+        summary=digest.summary(event, last=True),
         carry=True,
         extra={
             "auto": {
                 "event": event,
-                "requests": digest.requests,
+                "requests": [cut(r, MAX_REQUEST_CHARS, "") for r in digest.requests],
                 "files": digest.files,
-                "failed_commands": digest.failed,
-            }
+                "failed_commands": [cut(c, MAX_COMMAND_CHARS, "") for c in digest.failed][
+                    -MAX_FAILED:
+                ],
+                "threads": digest.open,  # its own open items (resume lists them apart)
+            },
+            "digest": digest.to_dict(),
         },
     )
     return session, f"wrote {session.id}"

@@ -14,7 +14,7 @@ from typing import Any
 from lore import clock
 from lore.capture.failure_rules import recurring
 from lore.components.journal import Decision
-from lore.components.patterns import SEVERITY_RANK
+from lore.components.patterns import SEVERITY_RANK, flag_summary
 from lore.components.transfer import Session
 from lore.index.view import ProjectView
 from lore.sessions.handoff import last_handoff
@@ -96,11 +96,18 @@ def resume(
         auto = session.extra.get("auto")
         carried = auto.get("carried_from") if isinstance(auto, dict) else None
         bundle.session["carried_from"] = carried if isinstance(carried, str) else None
-        own = auto.get("requests") if isinstance(auto, dict) else None
+        # The handoff's own open items ("threads"; older automatic handoffs: their requests).
+        own = (auto.get("threads", auto.get("requests"))) if isinstance(auto, dict) else None
         bundle.own_threads = [t for t in own if isinstance(t, str)] if isinstance(own, list) else []
+    ts = view.index.ts
+    cutoff = (clock.parse_timestamp(clock.now()) - timedelta(days=REVIEW_AFTER_DAYS)).timestamp()
+    pending = [d for d in view.docs("decision", flagged=True) if ts[d] <= cutoff]
+    due = set(pending)
     marks = StaleMarks(view)
     ranked = rank_decisions(view, view.docs("decision"), RECENT_DECISIONS, marks)
-    bundle.recent_decisions = [_marked(_decision(view.read(d)), marks, d) for d in ranked]
+    bundle.recent_decisions = [
+        _marked({**_decision(view.read(d)), "review_due": d in due}, marks, d) for d in ranked
+    ]
     if session is None:
         bundle.reconstructed = {
             "note": "no handoff yet: context rebuilt from recent records and git history",
@@ -110,9 +117,11 @@ def resume(
                 for o in map(view.read, view.newest(view.docs("observation"), 5))
             ],
         }
-    ts = view.index.ts
+    # Flagged advice (lore patterns flag) after every unflagged pattern, then most trusted.
     patterns = sorted(
-        view.docs("pattern"), key=lambda d: (*view.fact(d)[:2], ts[d], d), reverse=True
+        view.docs("pattern"),
+        key=lambda d: (not _flagged(view.fact(d)), *view.fact(d)[:2], ts[d], d),
+        reverse=True,
     )
     bundle.patterns = [
         _marked(
@@ -122,6 +131,7 @@ def resume(
                 "solution": p.solution,
                 "confidence": p.confidence,
                 "validations": p.validations,
+                "flagged": flag_summary(p.flags),
             },
             marks,
             d,
@@ -149,8 +159,6 @@ def resume(
         }
         for g in map(view.read, goals[:MAX_GOALS])
     ]
-    cutoff = (clock.parse_timestamp(clock.now()) - timedelta(days=REVIEW_AFTER_DAYS)).timestamp()
-    pending = [d for d in view.docs("decision", flagged=True) if ts[d] <= cutoff]
     pending.sort(key=lambda d: (ts[d], d))
     bundle.pending_review_count = len(pending)
     bundle.pending_review = [_decision(view.read(d)) for d in pending[:MAX_PENDING]]
@@ -346,6 +354,10 @@ SESSION_KEYS = (
     "parent",
     "source",
 )
+
+
+def _flagged(fact: tuple[Any, ...]) -> bool:
+    return len(fact) > 2 and bool(fact[2])
 
 
 def _severity(fact: tuple[Any, ...]) -> int:

@@ -10,7 +10,10 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from lore.components.patterns import flag_text
+
 MAX_UNCOMMITTED = 10  # uncommitted files listed when rebuilding context from git
+REVIEW_LISTED = 5  # decisions pending review listed (besides those under Recent decisions)
 
 # Priorities: 0 the handoff itself (and the open items an automatic one carried over),
 # 1 its open items, 2 the most important decisions and
@@ -104,10 +107,11 @@ def _decisions(bundle: Any, add: Add) -> None:
         add(2, "decisions", "## Recent decisions")
         for i, d in enumerate(bundle.recent_decisions):
             why = f" — because {d['rationale']}" if d.get("rationale") else ""
+            due = ", review due" if d.get("review_due") else ""
             add(
                 2 if i < 3 else 4,
                 "decisions",
-                f"- {d['decision']}{why} ({d['id']}, {d['outcome']}{_stale(d)})",
+                f"- {d['decision']}{why} ({d['id']}, {d['outcome']}{due}{_stale(d)})",
             )
 
 
@@ -116,10 +120,11 @@ def _patterns(bundle: Any, add: Add) -> None:
         add(3, "patterns", "## Patterns")
         for p in bundle.patterns:
             sol = f": {p['solution']}" if p.get("solution") else ""
+            flag = f"; {flag_text(p['flagged'])}" if p.get("flagged") else ""
             add(
                 3,
                 "patterns",
-                f"- {p['name']}{sol} ({p['id']}, confidence {p['confidence']:g}{_stale(p)})",
+                f"- {p['name']}{sol} ({p['id']}, confidence {p['confidence']:g}{flag}{_stale(p)})",
             )
 
 
@@ -163,7 +168,8 @@ def _failures(bundle: Any, add: Add) -> None:
     if bundle.recurring_failures:
         add(2, "failures", "## Recurring failures (Rule of Three)")
         for f in bundle.recurring_failures:
-            pit = f", see {f['pitfall']}" if f.get("pitfall") else ""
+            named = ", ".join(x for x in (f.get("pitfall"), f.get("pattern")) if x)
+            pit = f", see {named}" if named else ""
             add(
                 2, "failures", f'- {f["error_type"]} x{f["count"]}: last "{f["last_message"]}"{pit}'
             )
@@ -184,11 +190,24 @@ def _goals(bundle: Any, add: Add) -> None:
 
 
 def _review(bundle: Any, add: Add) -> None:
+    """The true count; the decisions Recent decisions already shows (marked "review due")
+    are counted, not listed again; the rest up to REVIEW_LISTED, then how many more."""
     if bundle.pending_review:
         count = max(bundle.pending_review_count, len(bundle.pending_review))
         add(4, "review", f"## Decisions pending review ({count})")
-        for d in bundle.pending_review[:5]:
+        above = {d["id"] for d in bundle.recent_decisions if d.get("review_due")}
+        if len(above) >= count:
+            where = "listed" if count == 1 else f"all {count} are listed"
+            add(4, "review", f"- {where} under Recent decisions (review due)")
+            return
+        listed = [d for d in bundle.pending_review if d["id"] not in above][:REVIEW_LISTED]
+        for d in listed:
             add(4, "review", f"- {d['decision']} ({d['id']}, since {d['timestamp'][:10]})")
+        rest = count - len(above) - len(listed)
+        if rest > 0:
+            add(4, "review", f"- … and {rest} more (lore review lists them all)")
+        if above:
+            add(4, "review", f"- {len(above)} more listed under Recent decisions (review due)")
 
 
 def _fork(bundle: Any, add: Add) -> None:

@@ -27,7 +27,11 @@ def _cache_file(store: Store) -> Path:
 
 
 def _index_stamp(store: Store) -> list[int]:
-    """The index file's (size, mtime, inode): it changes whenever the index does."""
+    """The index file's (size, mtime, inode): it changes whenever the index does. Empty
+    (nothing kept, nothing reused) while a long-lived process's index (``Store.kept``)
+    holds changes its file does not have yet: that file is saved only when it exits."""
+    if store.kept is not None and store.kept.get("dirty"):
+        return []
     try:
         st = os.stat(store.root.index_file)
     except OSError:

@@ -29,7 +29,7 @@ class Finding:
 
     severity: str  # "error", "warning" or "info"
     # stale-index, corrupt-index, corrupt-graph, temp-file, lock-held, quarantine-file,
-    # link-outside-root, not-a-file
+    # link-outside-root, not-a-file, agent-root, agent-hooks-twice
     code: str
     path: str
     message: str
@@ -75,6 +75,7 @@ def diagnose(store: Store) -> Diagnosis:
     diagnosis.findings.extend(_index_findings(store))
     diagnosis.findings.extend(_graph_findings(store))
     diagnosis.findings.extend(_file_findings(store))
+    diagnosis.findings.extend(_agent_findings(store))
     diagnosis.findings.extend(_link_findings(store))
     return diagnosis
 
@@ -234,6 +235,43 @@ def _file_findings(store: Store) -> list[Finding]:
                     message = "lines moved aside by `lore doctor --repair`: read, fix, re-import"
                     found.append(Finding("warning", "quarantine-file", rel, message))
     return found
+
+
+def _agent_findings(store: Store) -> list[Finding]:
+    """An agent integration (hooks, an MCP entry, the plugin) that runs lore on another
+    root than this command: memory would split between the two (``agent-root``)."""
+    from lore.git.info import find_repo
+    from lore.paths import resolve_root
+    from lore.sessions.agents import integrations
+
+    repo = find_repo()
+    project = Path(repo.top) if repo is not None else Path.cwd()
+    try:
+        found = integrations(project, resolve_root(None).path)
+    except Exception:  # an agent's odd file must never stop the diagnosis
+        return []
+    here = os.path.realpath(store.path)
+    out = []
+    for item in found:
+        if os.path.realpath(item.root) == here:
+            continue
+        how = "named there" if item.named else "the default: it names no root"
+        message = (
+            f"{item.what} runs lore on {item.root} ({how}), not on {store.path}: memory "
+            "would split between the two roots; reinstall it with this root "
+            f"(lore --data-dir {store.path} hooks install --claude, or mcp install)"
+        )
+        out.append(Finding("warning", "agent-root", str(item.file), message))
+    hooks = [i for i in found if i.what.startswith("hooks ")]
+    plugins = [i for i in found if i.what.startswith("plugin ")]
+    if hooks and plugins:
+        message = (
+            f"lore's hooks are installed here and by the {plugins[0].what} "
+            f"({plugins[0].file}): every event runs lore twice (a failed command counts "
+            "twice); keep one (lore hooks uninstall, or claude plugin uninstall)"
+        )
+        out.append(Finding("warning", "agent-hooks-twice", str(hooks[0].file), message))
+    return out
 
 
 def _link_findings(store: Store) -> list[Finding]:

@@ -160,9 +160,13 @@ def _project_git(
     return snapshot(Path(path)) if path and Path(path).is_dir() else None
 
 
-def show(store: Store, record_id: str, *, history: bool = False) -> dict[str, Any]:
+def show(
+    store: Store, record_id: str, *, history: bool = False, source: bool = False
+) -> dict[str, Any]:
     """``lore show``: the record as stored (with ``history``: ``{"record", "history"}``),
-    plus ``evidence`` (the evidence records that support it) when there is some."""
+    plus ``evidence`` (the evidence records that support it) when there is some, and with
+    ``source`` the transcript lines its provenance names (``source_lines``, from
+    ``lore.ingest.source``). An imported record is found by its ``legacy_id`` too."""
     from lore.store.legacy import get
     from lore.usecases.evidence import backing
     from lore.usecases.records import record_history
@@ -172,6 +176,10 @@ def show(store: Store, record_id: str, *, history: bool = False) -> dict[str, An
     out: dict[str, Any] = (
         {"record": data, "history": record_history(store, record.id)} if history else data
     )
+    if source:
+        from lore.ingest.source import expand
+
+        out = {**out, "source_lines": expand(data)}
     evidence = backing(store, record.id)
     return {**out, "evidence": evidence} if evidence else out
 
@@ -199,6 +207,9 @@ def review(
     return resolve(
         store, resolve_id, outcome=outcome, lesson=lesson, force=force, allow_secret=allow_secret
     ).to_dict()
+
+
+COMPACT_TITLE = 120  # characters of a title in a compact recall
 
 
 class Recalled(NamedTuple):
@@ -274,6 +285,7 @@ def recall(
     if deep or graph_depth:
         return _graph(store, text, deep, graph_depth, limit, kinds, project, tags, since,
                       until, show_all, explain, here)  # fmt: skip
+    asked = r.Asked()
     found = r.recall(
         store,
         text,
@@ -285,10 +297,29 @@ def recall(
         limit=limit,
         show_hidden=show_all,
         here=here,
+        asked=asked,
     )
     results = [h.to_dict(explain=explain) for h in found]
-    doc = {"query": text, "window": _window(text), "results": results}
+    doc = {"query": text, "window": _window(text), "kinds": asked.kinds, "results": results}
     return Recalled("search", doc, found)
+
+
+def compact(recalled: Recalled) -> dict[str, Any]:
+    """A search's document with each result cut to ``{"id", "type", "title", "score"}``
+    (the title: the kind's title field, whitespace collapsed, at most COMPACT_TITLE
+    characters), for an agent that reads one record afterwards with ``show``."""
+    if recalled.mode not in ("search", "graph"):
+        raise UsageError(f"compact goes with a plain QUERY, not {recalled.mode}")
+    results = []
+    for hit in recalled.hits:
+        record = hit.record
+        title = getattr(record, record.KIND.title, None)
+        text = " ".join(title.split()) if isinstance(title, str) else ""
+        if len(text) > COMPACT_TITLE:
+            text = text[: COMPACT_TITLE - 1].rstrip() + "…"
+        score = round(hit.score, 4)
+        results.append({"id": record.id, "type": record.KIND.name, "title": text, "score": score})
+    return {**recalled.doc, "results": results}
 
 
 def _window(text: str) -> dict[str, Any] | None:
@@ -318,7 +349,9 @@ def _graph(
     import sys
 
     from lore.graph.recall import graph_recall
+    from lore.recall.core import Asked
 
+    asked = Asked()
     found, via = graph_recall(
         store,
         text,
@@ -335,6 +368,7 @@ def _graph(
         # the lore console script ends after this command (see lore.graph.snapshot.load);
         # a long-lived caller (lore mcp, tests) does not
         one_shot="lore.launch" in sys.modules and (store.kept is None),
+        asked=asked,
     )
     results = []
     for hit in found:
@@ -342,5 +376,5 @@ def _graph(
         if explain and hit.record.id in via:
             item["explain"]["via"] = via[hit.record.id]
         results.append(item)
-    doc = {"query": text, "window": _window(text), "results": results}
+    doc = {"query": text, "window": _window(text), "kinds": asked.kinds, "results": results}
     return Recalled("graph", doc, found, via)

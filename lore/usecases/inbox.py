@@ -6,17 +6,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from lore.components.inbox import PROMOTE_TO, Observation, check_status, check_triage
+from lore.components.inbox import (
+    CANDIDATE_TAG,
+    PROMOTE_TO,
+    Observation,
+    check_status,
+    check_triage,
+)
 from lore.errors import InvalidInputError, UsageError
 from lore.model import kind_class
 from lore.store.core import Store
 from lore.usecases.common import gate, get_kind, reply
 
 
-def list_observations(store: Store, *, status: str | None = "raw") -> list[dict[str, Any]]:
-    """Observations newest first in their latest state; ``status`` None or ``all``: every one."""
+def list_observations(
+    store: Store, *, status: str | None = "raw", tags: list[str] | tuple[str, ...] = ()
+) -> list[dict[str, Any]]:
+    """Observations newest first in their latest state; ``status`` None or ``all``: every one,
+    retracted ones included (each keeps its ``retracted_at``). A retracted observation was
+    withdrawn: no other status lists it. ``tags``: only those holding every one of them."""
     wanted = check_status(status)
-    found = [o for o in store.of(Observation, hidden=True) if not wanted or o.status == wanted]
+    found = [
+        o
+        for o in store.of(Observation, hidden=True)
+        if (not wanted or (o.status == wanted and not o.retracted))
+        and all(t in o.tags for t in tags)
+    ]
     found.sort(key=lambda o: (str(o.timestamp), o.id), reverse=True)
     return [o.to_dict() for o in found]
 
@@ -55,7 +70,7 @@ def promote(
         text if text and text.strip() else observation.content,
         kind=kind,
         fields=values,
-        tags=[*observation.tags, *tags] if tags else observation.tags,
+        tags=[*(t for t in observation.tags if t != CANDIDATE_TAG), *tags],
         project=project or observation.project,
         source=source,
         force=force,

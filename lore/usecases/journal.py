@@ -46,13 +46,15 @@ def list_decisions(
     until: str | None = None,
 ) -> list[dict[str, Any]]:
     """Decisions newest first, latest state, every filter combined (``recent``: at most N).
-    Retracted and superseded ones only with ``show_all``."""
+    ``session``: the decisions carrying that ``session_id`` and those the session's handoff
+    lists as captured. Retracted and superseded ones only with ``show_all``."""
     from lore.recall.core import parse_since, parse_until
 
     wanted_type = check_choice("type", type, TYPES)
     wanted_outcome = check_choice("outcome", outcome, OUTCOMES)
     since_epoch = parse_since(since)
     until_epoch = parse_until(until)
+    in_session = _session_decisions(store, session) if session else set()
     found = []
     for d in store.of(Decision, hidden=show_all):
         if wanted_type and d.type != wanted_type:
@@ -63,7 +65,7 @@ def list_decisions(
             continue
         if project and d.project != project and project not in d.tags:
             continue
-        if session and d.session_id != session:
+        if session and d.session_id != session and d.id not in in_session:
             continue
         if since_epoch is not None and clock.epoch(d.timestamp) < since_epoch:
             continue
@@ -72,6 +74,17 @@ def list_decisions(
         found.append(d)
     found.sort(key=lambda d: (str(d.timestamp), d.id), reverse=True)
     return [d.to_dict() for d in found[: recent or None]]
+
+
+def _session_decisions(store: Store, session_id: str) -> set[str]:
+    """The decisions session ``session_id`` says it captured (its ``captured`` ids, which
+    also name records written with ``session_id: null`` while it was open)."""
+    from lore.components.transfer import Session
+
+    found = store.find(session_id)
+    captured = found.captured if isinstance(found, Session) else None
+    ids = captured.get("decision") if isinstance(captured, dict) else None
+    return {i for i in ids if isinstance(i, str)} if isinstance(ids, list) else set()
 
 
 def query(

@@ -18,7 +18,14 @@ from lore.errors import UsageError
 from lore.store.core import Store
 
 FORMATS = ("json", "markdown", "adr")
-ADR_STATUS = {"active": "Accepted", "superseded": "Superseded", "retracted": "Retracted"}
+# An active decision's ADR status comes from its outcome (adr-tools and MADR words); a
+# superseded one is "Superseded by <link>" as adr-tools writes it, a retracted one "Retracted".
+ADR_STATUS = {
+    "pending": "Proposed",
+    "successful": "Accepted",
+    "revised": "Amended",
+    "abandoned": "Rejected",
+}
 _ID_MARK = re.compile(r"<!-- lore-id: (\S+) -->")
 _NUMBERED = re.compile(r"^(\d+)-.*\.md$")
 SLUG_MAX = 60
@@ -146,6 +153,17 @@ def _heading(d: Decision) -> str:
     return first if len(first) <= 100 else first[:99].rstrip() + "…"
 
 
+def adr_status(d: Decision, ref: Any) -> str:
+    """The ADR status of ``d`` (``ref`` renders a link to another decision): see ADR_STATUS."""
+    if d.status == "superseded":
+        return f"Superseded by {ref(d.superseded_by)}" if d.superseded_by else "Superseded"
+    if d.status == "retracted":
+        return "Retracted"
+    if d.status != "active":  # a hand-edited status lore does not know: shown as written
+        return str(d.status).capitalize()
+    return ADR_STATUS.get(str(d.outcome), str(d.outcome).capitalize())
+
+
 def _ref(target: str, names: dict[str, str], titles: dict[str, str]) -> str:
     name = names.get(target)
     if name is None:
@@ -159,9 +177,7 @@ def adr(d: Decision, names: dict[str, str], titles: dict[str, str]) -> str:
     number = _number(names[d.id])
     lines = [f"# {number}. {_heading(d)}", "", f"<!-- lore-id: {d.id} -->", ""]
     lines += [f"Date: {str(d.timestamp)[:10]}", ""]
-    lines += ["## Status", "", ADR_STATUS.get(d.status, d.status.capitalize()), ""]
-    if d.superseded_by:
-        lines += [f"Superseded by {_ref(d.superseded_by, names, titles)}", ""]
+    lines += ["## Status", "", adr_status(d, lambda target: _ref(target, names, titles)), ""]
     for old in d.supersedes:
         lines += [f"Supersedes {_ref(old, names, titles)}", ""]
     lines += _body(d, lambda target: _ref(target, names, titles))
@@ -202,10 +218,7 @@ def _markdown(decisions: list[Decision]) -> str:
     lines = ["# Decisions", "", f"{len(decisions)} decisions, oldest first.", ""]
     for d in decisions:
         lines += [f"## {d.id}", "", f"**{_heading(d)}**", ""]
-        status = ADR_STATUS.get(d.status, d.status)
-        lines += [f"Date: {str(d.timestamp)[:10]} · Status: {status}", ""]
-        if d.superseded_by:
-            lines += [f"Superseded by {ref(d.superseded_by)}", ""]
+        lines += [f"Date: {str(d.timestamp)[:10]} · Status: {adr_status(d, ref)}", ""]
         for old in d.supersedes:
             lines += [f"Supersedes {ref(old)}", ""]
         lines += [("#" + line) if line.startswith("## ") else line for line in _body(d, ref)]

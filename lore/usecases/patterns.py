@@ -15,6 +15,8 @@ from lore.components.patterns import (
     SEVERITY_RANK,
     AntiPattern,
     Pattern,
+    advice_order,
+    flag_summary,
     flagged,
     harmful_count,
     inversion_fields,
@@ -258,7 +260,9 @@ def suggest(
 ) -> dict[str, Any]:
     """The patterns that fit a situation (``context``), ranked by recall, plus the
     anti-patterns to watch for; without a context, the project's most confident patterns
-    and most severe anti-patterns. Deprecated patterns never appear (they are hidden).
+    and most severe anti-patterns. Deprecated patterns never appear (they are hidden);
+    a flagged pattern comes after every unflagged one and carries ``flagged`` (its latest
+    flag's type and reason, ``lore.components.patterns.flag_summary``; null when unflagged).
 
     ``lore suggest`` and ``lore recall --patterns`` both print this.
     """
@@ -269,7 +273,9 @@ def suggest(
         found = recall(
             store, context, kinds=("pattern", "anti-pattern"), here=project, limit=0, remember=False
         )
-        pats = [h.to_dict() for h in found if h.record.kind == "pattern"]
+        hits = {id(h.record): h for h in found}
+        ordered = advice_order([h.record for h in found if h.record.kind == "pattern"])
+        pats = [_advice(hits[id(p)].to_dict(), p) for p in ordered]
         antis = [h.to_dict() for h in found if h.record.kind == "anti-pattern"]
     else:
         ps = [p for p in store.of(Pattern) if belongs(p, project, unowned=True)]
@@ -277,7 +283,7 @@ def suggest(
         ans = [a for a in store.of(AntiPattern) if belongs(a, project, unowned=True)]
         ans.sort(key=lambda a: a.timestamp, reverse=True)
         ans.sort(key=lambda a: SEVERITY_RANK.get(a.severity, 9))
-        pats = [result_dict(p) for p in ps]
+        pats = [_advice(result_dict(p), p) for p in advice_order(ps)]
         antis = [result_dict(a) for a in ans]
     cut = slice(0, limit or None)
     return {
@@ -286,3 +292,9 @@ def suggest(
         "patterns": pats[cut],
         "anti_patterns": antis[cut],
     }
+
+
+def _advice(item: dict[str, Any], pattern: Record) -> dict[str, Any]:
+    """A suggested pattern's result object with ``flagged`` added."""
+    item["flagged"] = flag_summary(getattr(pattern, "flags", None))
+    return item

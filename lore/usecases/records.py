@@ -53,7 +53,16 @@ def record_history(store: Store, record_id: str) -> list[dict[str, Any]]:
         return []
     from lore.store.fold import _order_key
 
-    rows, _ = jsonl.read(store.location(cls))
+    try:
+        raw = store.location(cls).read_bytes()
+    except OSError:  # no log yet, or one lore cannot read (validate reports it)
+        return []
+    # Only lines that spell the id can be its lines: parse those alone (a 20,000-line
+    # log costs a byte search instead of 20,000 JSON parses). Ids are plain ASCII,
+    # which JSON writers (lore's included) do not escape.
+    needle = record_id.encode("utf-8")
+    mine = b"\n".join(line for line in raw.split(b"\n") if needle in line)
+    rows, _ = jsonl.parse(mine + b"\n", str(store.location(cls)))
     lines: list[dict[str, Any]] = []
     seen: set[bytes] = set()
     for _, obj in rows:

@@ -15,7 +15,14 @@ from lore import clock
 from lore.components.failures import RULE_OF_THREE, Failure
 from lore.components.intent import OPEN_STATUSES, Goal
 from lore.components.journal import Decision
-from lore.components.patterns import SEVERITY_RANK, AntiPattern, Pattern
+from lore.components.patterns import (
+    SEVERITY_RANK,
+    AntiPattern,
+    Pattern,
+    advice_order,
+    flag_summary,
+    flag_text,
+)
 from lore.components.registry import Project, cycle_through, problems, resolve_path, stored_path
 from lore.errors import InvalidInputError, NotFoundError, UsageError
 from lore.model import Record
@@ -181,6 +188,7 @@ def context(store: Store, name: str, *, limit: int = CONTEXT_LIMIT) -> dict[str,
     decisions.sort(key=lambda d: (d.timestamp, d.id), reverse=True)
     pats = [p for p in store.of(Pattern) if _belongs(p, name)]
     pats.sort(key=lambda p: (p.confidence, p.validations, p.timestamp), reverse=True)
+    pats = advice_order(pats)  # flagged advice last
     antis = [a for a in store.of(AntiPattern) if _belongs(a, name)]
     antis.sort(key=lambda a: (SEVERITY_RANK.get(a.severity, 9), a.timestamp))
     goals = [
@@ -269,7 +277,8 @@ def render_context(doc: dict[str, Any]) -> str:
         [
             f"- {p['name']}"
             + (f": {p['solution']}" if p.get("solution") else "")
-            + f" ({p['id']}, confidence {p['confidence']:g})"
+            + f" ({p['id']}, confidence {p['confidence']:g}"
+            + (f"; {flag_text(flag_summary(p.get('flags')))})" if p.get("flags") else ")")
             for p in doc["patterns"]
         ]
         + [

@@ -215,7 +215,12 @@ def test_vocabulary_types_match_in_any_case_and_keep_their_spelling(run: Run) ->
     second = ok(run("fail", "nonzeroexit", "b", "--json"))
     third = run("fail", "NONZEROEXIT", "c", "--json")
     assert [r["record"]["error_type"] for r in (first, second, ok(third))] == ["NonZeroExit"] * 3
-    assert ok(third)["rule_of_three"] == {"error_type": "NonZeroExit", "count": 3, "pitfall": None}
+    assert ok(third)["rule_of_three"] == {
+        "error_type": "NonZeroExit",
+        "count": 3,
+        "pitfall": None,
+        "pattern": None,
+    }
     assert run("fail", "timeout", "d", "-q").stderr == ""  # no warning: a known type
 
 
@@ -340,12 +345,17 @@ def test_rule_of_three_hint_names_the_pitfall_once_one_exists(run: Run) -> None:
         run("fail", "NonZeroExit", f"exit {n}", "-q")
     anti = ok(run("promote-failure", "NonZeroExit", "--json"))["promoted"][0]["id"]
     result = run("fail", "NonZeroExit", "exit 4", "--json")
-    assert ok(result)["rule_of_three"] == {"error_type": "NonZeroExit", "count": 4, "pitfall": anti}
+    assert ok(result)["rule_of_three"] == {
+        "error_type": "NonZeroExit",
+        "count": 4,
+        "pitfall": anti,
+        "pattern": None,
+    }
     assert result.stderr == (
         f'lore: Rule of Three: 4 failures of type NonZeroExit, already named: {anti} "PITFALL: '
         'NonZeroExit" (lore promote-failure NonZeroExit updates it)\n'
     )
-    assert "Name the pattern" not in result.stderr
+    assert "Name it" not in result.stderr
     run("index", "rebuild")  # the same answer from a warm index
     result = run("fail", "NonZeroExit", "exit 5", "--json")
     assert ok(result)["rule_of_three"]["pitfall"] == anti

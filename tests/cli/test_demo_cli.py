@@ -48,7 +48,8 @@ def test_demo_keep_plays_the_whole_loop(
     ]
     assert (
         "lore: Rule of Three: 3 failures of type Timeout. "
-        'Name the pattern: lore learn "..." --solution "..." --tags Timeout'
+        'Name it: lore promote-failure Timeout --fix "..." (a PITFALL anti-pattern), '
+        'or lore learn "..." --solution "..." --tags Timeout (a pattern)'
     ) in lines
     assert "$ lore handoff 'Cache layer done; retries next.'" in out
     assert "## Last handoff (session-" in out

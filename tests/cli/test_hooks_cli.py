@@ -22,6 +22,7 @@ from click.testing import Result
 
 from lore.cli import hooks as cli_hooks
 from lore.cli._app import this_lore
+from lore.ingest.ids import record_id
 
 Run = Callable[..., Result]
 CLAUDE_SESSION = "0f4c2a1e-9b8d-4c7e-a6f5-3d2c1b0a9e8f"
@@ -44,7 +45,12 @@ def sessions(data_dir: Path) -> list[dict[str, Any]]:
 # --- install / uninstall --------------------------------------------------------------
 
 
-def test_install_and_uninstall_from_the_cli(run: Run, tmp_path: Path) -> None:
+ALL = (
+    "SessionStart, UserPromptSubmit, PostToolUse, PostToolUseFailure, PreCompact, Stop, SessionEnd"
+)
+
+
+def test_install_and_uninstall_from_the_cli(run: Run, tmp_path: Path, data_dir: Path) -> None:
     settings = tmp_path / "settings.json"
     original = '{"model": "opus", "hooks": {"Stop": [{"hooks": []}]}}'
     settings.write_text(original)
@@ -53,25 +59,28 @@ def test_install_and_uninstall_from_the_cli(run: Run, tmp_path: Path) -> None:
     data = json.loads(result.stdout)
     assert data == {
         "ok": True,
+        "agent": "claude",
         "settings": str(settings),
-        "added": ["SessionStart", "PreCompact", "SessionEnd"],
+        "added": ALL.split(", "),
+        "updated": [],
         "backup": data["backup"],
     }
     assert Path(data["backup"]).read_text() == original
-    command = orjson.loads(settings.read_bytes())["hooks"]["SessionStart"][0]["hooks"][0]
+    hooks = orjson.loads(settings.read_bytes())["hooks"]
     lore_bin = this_lore()
     assert os.path.isabs(lore_bin)
-    assert command == {
+    # LORE_DATA_DIR chose the root: the hooks run on it, whatever their environment.
+    root = shlex.quote(str(data_dir))
+    assert hooks["SessionStart"][0]["hooks"][0] == {
         "type": "command",
-        "command": f"{shlex.quote(lore_bin)} hooks run session-start",
+        "command": f"{shlex.quote(lore_bin)} --data-dir {root} hooks run session-start",
         "timeout": 10,
     }
+    assert hooks["PostToolUseFailure"][0]["matcher"] == "Bash"
     again = run("hooks", "install", "--claude", "--settings", str(settings))
     assert again.stdout == f"lore hooks already installed in {settings}\n"
     removed = run("hooks", "uninstall", "--settings", str(settings))
-    assert removed.stdout == (
-        f"removed SessionStart, PreCompact, SessionEnd hooks from {settings}\n"
-    )
+    assert removed.stdout == f"removed {ALL} hooks from {settings}\n"
     assert orjson.loads(settings.read_bytes()) == json.loads(original)
     assert run("hooks", "uninstall", "--settings", str(settings)).stdout == (
         f"no lore hooks in {settings}\n"
@@ -81,19 +90,129 @@ def test_install_and_uninstall_from_the_cli(run: Run, tmp_path: Path) -> None:
 def test_install_defaults_to_the_user_settings(run: Run) -> None:
     result = run("hooks", "install", "--claude")
     settings = Path(os.environ["HOME"]) / ".claude" / "settings.json"
-    assert result.stdout == f"added SessionStart, PreCompact, SessionEnd hooks to {settings}\n"
-    assert set(orjson.loads(settings.read_bytes())["hooks"]) == {
-        "SessionStart",
-        "PreCompact",
-        "SessionEnd",
+    assert result.stdout == f"added {ALL} hooks in {settings}\n"
+    assert list(orjson.loads(settings.read_bytes())["hooks"]) == ALL.split(", ")
+
+
+def test_data_dir_given_to_lore_is_kept_in_the_hooks(tmp_path: Path) -> None:
+    """Issue 15: `lore --data-dir DIR hooks install` wrote hooks that ran on the default
+    root. Run the command it writes, as Claude Code does (a shell, no LORE_DATA_DIR)."""
+    chosen, settings = tmp_path / "chosen root", tmp_path / "settings.json"
+    env = {k: v for k, v in os.environ.items() if k != "LORE_DATA_DIR"}
+    this = str(Path(sys.executable).with_name("lore"))
+    subprocess.run(
+        [
+            this,
+            "--data-dir",
+            str(chosen),
+            "hooks",
+            "install",
+            "--claude",
+            "--settings",
+            str(settings),
+        ],
+        env=env,
+        capture_output=True,
+        check=True,
+    )
+    group = orjson.loads(settings.read_bytes())["hooks"]["PreCompact"][0]
+    command = group["hooks"][0]["command"]
+    assert (
+        command
+        == f"{shlex.quote(this)} --data-dir {shlex.quote(str(chosen))} hooks run pre-compact"
+    )
+    transcript = tmp_path / "t.jsonl"
+    line = {"type": "user", "sessionId": CLAUDE_SESSION, "message": {"content": "Add retries"}}
+    transcript.write_text(json.dumps(line) + "\n")
+    payload = {
+        "session_id": CLAUDE_SESSION,
+        "transcript_path": str(transcript),
+        "cwd": str(tmp_path),
     }
+    done = subprocess.run(
+        ["/bin/sh", "-c", command],
+        input=json.dumps(payload),
+        text=True,
+        env=env,
+        capture_output=True,
+        timeout=30,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert [s["id"] for s in sessions(chosen)] == [SESSION_ID]
 
 
-def test_install_needs_claude(run: Run, tmp_path: Path) -> None:
-    result = run("hooks", "install", "--settings", str(tmp_path / "s.json"))
-    assert result.exit_code == 2
-    assert "Missing option '--claude'" in result.stderr
+def test_install_needs_one_agent(run: Run, tmp_path: Path) -> None:
+    for flags in ([], ["--claude", "--codex"]):
+        result = run("hooks", "install", *flags, "--settings", str(tmp_path / "s.json"))
+        assert result.exit_code == 2
+        assert result.stderr == "lore: error: name one agent: --claude, --codex or --gemini\n"
     assert not (tmp_path / "s.json").exists()
+
+
+def test_install_codex_and_gemini_hooks(run: Run, data_dir: Path) -> None:
+    """Codex reads Claude Code's format from hooks.json; Gemini CLI its own names, a
+    name per hook and milliseconds (developers.openai.com/codex/hooks,
+    geminicli.com/docs/hooks)."""
+    lore_bin, root = shlex.quote(this_lore()), shlex.quote(str(data_dir))
+    codex = run("hooks", "install", "--codex", "--json")
+    assert codex.exit_code == 0, codex.stderr
+    path = Path.home() / ".codex" / "hooks.json"
+    assert json.loads(codex.stdout)["settings"] == str(path)
+    hooks = orjson.loads(path.read_bytes())["hooks"]
+    assert list(hooks) == ["SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "Stop"]
+    assert hooks["PostToolUse"] == [
+        {
+            "matcher": "Bash",
+            "hooks": [
+                {
+                    "type": "command",
+                    "command": f"{lore_bin} --data-dir {root} hooks run post-tool-use",
+                    "timeout": 10,
+                }
+            ],
+        }
+    ]
+    gemini = run("hooks", "install", "--gemini")
+    assert "Enable Hooks" in gemini.stderr
+    hooks = orjson.loads((Path.home() / ".gemini" / "settings.json").read_bytes())["hooks"]
+    assert list(hooks) == [
+        "SessionStart",
+        "BeforeAgent",
+        "AfterTool",
+        "PreCompress",
+        "AfterAgent",
+        "SessionEnd",
+    ]
+    assert hooks["AfterTool"][0]["matcher"] == "run_shell_command"
+    assert hooks["BeforeAgent"][0]["hooks"] == [
+        {
+            "name": "lore-user-prompt-submit",
+            "type": "command",
+            "command": f"{lore_bin} --data-dir {root} hooks run user-prompt-submit",
+            "timeout": 10000,
+        }
+    ]
+    assert run("hooks", "install", "--gemini").stdout.startswith("lore hooks already installed")
+    removed = run("hooks", "uninstall", "--gemini")
+    assert removed.stdout.startswith("removed SessionStart, BeforeAgent, AfterTool")
+    assert run("hooks", "uninstall", "--codex", "--json").exit_code == 0
+    assert orjson.loads(path.read_bytes()) == {}
+
+
+def test_gemini_gets_its_own_event_name_back(run: Run) -> None:
+    payload = {"session_id": CLAUDE_SESSION, "hook_event_name": "SessionStart", "source": "startup"}
+    out = json.loads(run("hooks", "run", "session-start", input=json.dumps(payload)).stdout)
+    assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    payload = {"session_id": CLAUDE_SESSION, "hook_event_name": "BeforeAgent", "prompt": "hi"}
+    run("remember", "Greet users with hi in the CLI banner")
+    result = run(
+        "hooks",
+        "run",
+        "BeforeAgent",
+        input=json.dumps({**payload, "prompt": "the CLI banner should greet users"}),
+    )
+    assert json.loads(result.stdout)["hookSpecificOutput"]["hookEventName"] == "BeforeAgent"
 
 
 def test_install_into_malformed_json_is_refused(run: Run, tmp_path: Path) -> None:
@@ -155,7 +274,14 @@ def test_session_start_without_a_payload(run: Run) -> None:
 
 def transcript(tmp_path: Path) -> Path:
     def entry(kind: str, content: Any, **extra: Any) -> bytes:
-        return orjson.dumps({"type": kind, "message": {"role": kind, "content": content}, **extra})
+        return orjson.dumps(
+            {
+                "type": kind,
+                "sessionId": CLAUDE_SESSION,
+                "message": {"role": kind, "content": content},
+                **extra,
+            }
+        )
 
     def use(tool_id: str, name: str, **given: Any) -> dict[str, Any]:
         return {"type": "tool_use", "id": tool_id, "name": name, "input": given}
@@ -170,6 +296,7 @@ def transcript(tmp_path: Path) -> Path:
         entry("assistant", [use("t2", "Bash", command="pytest -x tests")]),
         entry("user", [result("t2", True)]),
         entry("assistant", [use("t3", "Write", file_path="/repo/tests/test_retry.py")]),
+        entry("user", [result("t3", False)]),
         entry("assistant", [use("t4", "Bash", command="ruff check .")]),
         entry("user", [result("t4", False)]),
         entry(
@@ -202,21 +329,39 @@ def test_pre_compact_writes_an_automatic_handoff(
     assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
     (record,) = sessions(data_dir)
     message = (
-        'Automatic handoff (PreCompact). Last request: "Make the backoff exponential". '
-        "Touched 2 files: /repo/client.py, /repo/tests/test_retry.py. "
-        "1 command failed, last: `pytest -x tests`."
+        'Automatic handoff (PreCompact). First request: "Add retries to the HTTP client". '
+        'Last request: "Make the backoff exponential". '
+        "Edited 2 files: /repo/client.py, /repo/tests/test_retry.py. "
+        "Tests: `pytest -x tests` failed (1 run, 1 failed). "
+        "1 command failed (0 fixed): `pytest -x tests` (TestFailure). "
+        "Open: unanswered: Make the backoff exponential; `pytest -x tests` still fails: x."
     )
     assert record["id"] == SESSION_ID
     assert (record["status"], record["message"], record["source"]) == ("closed", message, "hook")
     assert record["summary"] == (
-        'PreCompact: "Make the backoff exponential" (2 files touched, 1 command failed)'
+        'PreCompact: "Make the backoff exponential" (2 files edited, 1 command failed)'
     )
-    assert record["threads"] == ["Add retries to the HTTP client", "Make the backoff exponential"]
+    # Open items, not requests: a request is a thread only while nothing answered it.
+    assert record["threads"] == [
+        "unanswered: Make the backoff exponential",
+        "`pytest -x tests` still fails: x",
+    ]
     assert record["auto"] == {
         "event": "PreCompact",
         "requests": ["Add retries to the HTTP client", "Make the backoff exponential"],
         "files": ["/repo/client.py", "/repo/tests/test_retry.py"],
         "failed_commands": ["pytest -x tests"],
+        "threads": ["unanswered: Make the backoff exponential", "`pytest -x tests` still fails: x"],
+    }
+    assert record["digest"]["first_request"] == "Add retries to the HTTP client"
+    # The hook's ingestion recorded the failure; the digest names its id.
+    (failure,) = record["digest"]["failures"]
+    assert failure == {
+        "command": "pytest -x tests",
+        "error_type": "TestFailure",
+        "count": 1,
+        "fixed": False,
+        "id": record_id("fail", f"claude:{CLAUDE_SESSION}", "pytest -x tests"),
     }
     # The end of the same Claude session re-closes the same lore session.
     monkeypatch.setenv("LORE_NOW", "2026-03-04T05:20:00.000000Z")
@@ -225,8 +370,8 @@ def test_pre_compact_writes_an_automatic_handoff(
     assert (record["id"], record["auto"]["event"]) == (SESSION_ID, "SessionEnd")
     assert record["ended_at"] == "2026-03-04T05:20:00.000000Z"
     resumed = run("resume").stdout
-    assert "Automatic handoff (SessionEnd). Last request:" in resumed
-    assert "- Open thread: Make the backoff exponential" in resumed
+    assert "Automatic handoff (SessionEnd). First request:" in resumed
+    assert "- Open thread: unanswered: Make the backoff exponential" in resumed
 
 
 def test_session_end_does_not_bury_the_agents_own_handoff(
@@ -250,7 +395,7 @@ def test_a_handoff_before_the_last_request_is_superseded(
     run("hooks", "run", "session-end", input=payload(tmp_path, "SessionEnd"))
     assert {s["summary"] for s in sessions(data_dir)} == {
         "Retries done.",
-        'SessionEnd: "Make the backoff exponential" (2 files touched, 1 command failed)',
+        'SessionEnd: "Make the backoff exponential" (2 files edited, 1 command failed)',
     }
     assert run("resume").stdout.splitlines()[2].startswith("Automatic handoff (SessionEnd).")
 
@@ -369,6 +514,32 @@ def test_a_hook_out_of_time_warms_the_index_in_a_detached_process(
     assert options["stdout"] is subprocess_mod.DEVNULL
 
 
+def test_a_hook_out_of_time_beside_an_index_starts_no_rebuild(
+    run: Run, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hook slowed by a loaded machine must not add full rebuilds to the load; and of
+    many hooks out of time at once, one starts the warm-up."""
+    import subprocess as subprocess_mod
+
+    import lore.sessions.resume
+
+    monkeypatch.setattr(cli_hooks, "HOOK_SECONDS", 0.05)
+    monkeypatch.setattr(lore.sessions.resume, "resume", lambda *_, **__: time.sleep(2))
+    started: list[Any] = []
+    monkeypatch.setattr(subprocess_mod, "Popen", lambda args, **kw: started.append(args))
+    for _ in range(3):
+        assert run("hooks", "run", "session-start", input="{}").exit_code == 0
+    assert len(started) == 1  # no index yet: one warm-up, not three
+    assert run("recall", "anything").exit_code in (0, 3)  # builds and saves the index
+    from lore.index.persist import index_path
+    from lore.paths import resolve_root
+
+    assert index_path(resolve_root(str(data_dir))).exists()
+    index_path(resolve_root(str(data_dir))).with_name(".warming").unlink()
+    assert run("hooks", "run", "session-start", input="{}").exit_code == 0
+    assert len(started) == 1  # an index exists: the hook was only slow
+
+
 def test_a_hook_in_time_starts_nothing(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
     import subprocess as subprocess_mod
 
@@ -391,6 +562,7 @@ def test_hooks_install_writes_the_lore_that_runs_not_another_on_path(tmp_path: P
     this = str(Path(sys.executable).with_name("lore"))
     settings = tmp_path / "settings.json"
     env = {**os.environ, "PATH": f"{other}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("LORE_DATA_DIR")  # no root chosen: the hooks name none
     subprocess.run(
         [this, "hooks", "install", "--claude", "--settings", str(settings)],
         capture_output=True,

@@ -65,8 +65,6 @@ def test_adr_files_are_numbered_and_complete(
         "\n"
         "## Status\n"
         "\n"
-        "Superseded\n"
-        "\n"
         f"Superseded by [2. Use Valkey for caching]({second})\n"
         "\n"
         "## Context\n"
@@ -94,7 +92,8 @@ def test_adr_files_are_numbered_and_complete(
     )
     text = (out / second).read_text()
     assert text.startswith(f"# 2. Use Valkey for caching\n\n<!-- lore-id: {new} -->\n")
-    assert "## Status\n\nAccepted\n\nSupersedes [1. Use Redis for caching]" in text
+    # Still pending: proposed, not accepted.
+    assert "## Status\n\nProposed\n\nSupersedes [1. Use Redis for caching]" in text
 
 
 def test_adr_rerun_updates_in_place_and_numbers_new_ones_on(
@@ -163,9 +162,12 @@ def test_markdown_export(run: Run, life: tuple[str, str]) -> None:
     text = run("journal", "export", "--format", "markdown").stdout
     assert text.startswith("# Decisions\n\n2 decisions, oldest first.\n\n")
     assert (
-        f"## {old}\n\n**Use Redis for caching**\n\nDate: 2026-03-01 · Status: Superseded\n" in text
+        f"## {old}\n\n**Use Redis for caching**\n\n"
+        f"Date: 2026-03-01 · Status: Superseded by [{new}](#{new})\n" in text
     )
-    assert f"Superseded by [{new}](#{new})" in text
+    assert (
+        f"## {new}\n\n**Use Valkey for caching**\n\nDate: 2026-03-02 · Status: Proposed\n" in text
+    )
     assert "### Alternatives considered\n\n- Memcached\n- Postgres\n" in text
 
 
@@ -199,3 +201,35 @@ def test_adr_slug_keeps_accented_words_whole() -> None:
     assert slug("Über-Cache für Ünïcode: café déjà vu!") == "uber-cache-fur-unicode-cafe-deja-vu"
     assert slug("Straße naïve") == "strasse-naive"
     assert slug("日本語") == "decision"
+
+
+@pytest.mark.parametrize(
+    ("outcome", "status"),
+    [
+        (None, "Proposed"),
+        ("successful", "Accepted"),
+        ("revised", "Amended"),
+        ("abandoned", "Rejected"),
+    ],
+)
+def test_adr_status_follows_the_outcome(
+    run: Run, tmp_path: Path, outcome: str | None, status: str
+) -> None:
+    made = remember(run, "Use Kafka for events", when=T1)
+    if outcome:
+        assert run("journal", "update", made, "--outcome", outcome).exit_code == 0
+    out = tmp_path / "adr"
+    assert run("journal", "export", "--format", "adr", "-o", str(out)).exit_code == 0
+    text = (out / "0001-use-kafka-for-events.md").read_text()
+    assert f"## Status\n\n{status}\n\n## Context" in text
+    markdown = run("journal", "export", "--format", "markdown").stdout
+    assert f"Date: 2026-03-01 · Status: {status}\n" in markdown
+
+
+def test_adr_status_of_a_retracted_decision(run: Run, tmp_path: Path) -> None:
+    made = remember(run, "Use Kafka for events", when=T1)
+    assert run("journal", "update", made, "--outcome", "successful").exit_code == 0
+    assert run("retract", made).exit_code == 0
+    out = tmp_path / "adr"
+    assert run("journal", "export", "--format", "adr", "-o", str(out)).exit_code == 0
+    assert "## Status\n\nRetracted\n" in (out / "0001-use-kafka-for-events.md").read_text()

@@ -70,6 +70,23 @@ def _lore() -> str:
     return str(Path(sys.executable).with_name("lore"))  # the lore beside this Python
 
 
+@pytest.fixture(autouse=True)
+def default_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about the agents' files: no root is chosen (install writes none);
+    the tests that choose one say so."""
+    monkeypatch.delenv("LORE_DATA_DIR", raising=False)
+
+
+def test_install_keeps_a_root_chosen_by_lore_data_dir(
+    run: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("LORE_DATA_DIR", str(tmp_path / "chosen"))
+    assert run("mcp", "install", "--cursor").exit_code == 0
+    written = json.loads((Path.home() / ".cursor" / "mcp.json").read_text())
+    args = ["--data-dir", str(tmp_path / "chosen"), "mcp"]
+    assert written == {"mcpServers": {"lore": {"command": _lore(), "args": args}}}
+
+
 def test_install_claude_project_then_user(run: Run, tmp_path: Path) -> None:
     project = Path.cwd() / ".mcp.json"
     project.write_text(json.dumps({"mcpServers": {"other": {"command": "x"}}, "keep": 1}))
@@ -270,6 +287,6 @@ def test_mcp_help_names_every_tool_resource_and_prompt(run: Run) -> None:
     from lore.mcp import PROMPTS, RESOURCES, TOOL_NAMES
 
     text = " ".join(run("mcp", "--help").stdout.split()).replace("start- session", "start-session")
-    assert f"Tools (19): {', '.join(TOOL_NAMES)}; resources {' and '.join(RESOURCES)};" in text
+    assert f"Tools (21): {', '.join(TOOL_NAMES)}; resources {' and '.join(RESOURCES)};" in text
     assert f"the prompt {PROMPTS[0]}." in text
-    assert len(TOOL_NAMES) == len(set(TOOL_NAMES)) == 19
+    assert len(TOOL_NAMES) == len(set(TOOL_NAMES)) == 21

@@ -122,6 +122,7 @@ def test_no_match_prints_nothing_and_succeeds(run: Run) -> None:
     assert doc(run, "recall", "kubernetes") == {
         "query": "kubernetes",
         "window": None,
+        "kinds": [],
         "results": [],
     }
     stop = run("recall", "what", "is", "the")
@@ -256,11 +257,14 @@ def test_patterns_mode(run: Run) -> None:
     assert got["query"] == "retry" and got["project"] is None
     assert [p["id"] for p in got["patterns"]] == [pat["id"], weak["id"]]
     assert [a["id"] for a in got["anti_patterns"]] == [anti["id"]]
-    assert got["patterns"][0] == as_result(pat, "pattern", got["patterns"][0]["score"])
+    assert got["patterns"][0] == {
+        **as_result(pat, "pattern", got["patterns"][0]["score"]),
+        "flagged": None,  # suggest's patterns say whether they are flagged advice
+    }
     top = doc(run, "recall", "--patterns")
     assert top["query"] is None
     assert [p["id"] for p in top["patterns"]] == [pat["id"], weak["id"]]  # by confidence
-    assert top["patterns"][0] == as_result(pat, "pattern")
+    assert top["patterns"][0] == {**as_result(pat, "pattern"), "flagged": None}
     assert [a["id"] for a in top["anti_patterns"]] == [anti["id"]]
 
 
@@ -313,6 +317,7 @@ def test_triggers_mode_and_shortcut(run: Run) -> None:
                 "last_seen": T3,
                 "last_message": "hung 2",
                 "pitfall": None,
+                "pattern": None,
             }
         ],
     }

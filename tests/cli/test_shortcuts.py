@@ -287,7 +287,8 @@ def test_fail_error_type_must_be_an_identifier(run: Run, data_dir: Path, error_t
 
 RULE = (
     "lore: Rule of Three: {n} failures of type Timeout. "
-    'Name the pattern: lore learn "..." --solution "..." --tags Timeout\n'
+    'Name it: lore promote-failure Timeout --fix "..." (a PITFALL anti-pattern), '
+    'or lore learn "..." --solution "..." --tags Timeout (a pattern)\n'
 )
 
 
@@ -302,7 +303,12 @@ def test_rule_of_three(run: Run, data_dir: Path) -> None:
             assert result.stderr == ""
         else:
             assert list(data) == ["ok", "id", "type", "timestamp", "record", "rule_of_three"]
-            assert data["rule_of_three"] == {"error_type": "Timeout", "count": n, "pitfall": None}
+            assert data["rule_of_three"] == {
+                "error_type": "Timeout",
+                "count": n,
+                "pitfall": None,
+                "pattern": None,
+            }
             assert result.stderr == RULE.format(n=n)
     # human output: the note is on stderr, never on stdout
     result = run("fail", "Timeout", "five")
@@ -326,7 +332,12 @@ def test_rule_of_three_counts_the_same_with_or_without_an_index(run: Run, warm: 
     data = ok(run("fail", "Flaky", "t2", "--json"))
     assert "rule_of_three" not in data  # 2 Flaky ("flaky" is another type: not in the vocabulary)
     data = ok(run("fail", "Flaky", "t3", "--json"))
-    assert data["rule_of_three"] == {"error_type": "Flaky", "count": 3, "pitfall": None}
+    assert data["rule_of_three"] == {
+        "error_type": "Flaky",
+        "count": 3,
+        "pitfall": None,
+        "pattern": None,
+    }
     root = Store(None).root
     assert index_path(root).exists() is warm  # fail itself never builds the index
 

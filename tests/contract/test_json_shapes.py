@@ -74,7 +74,12 @@ def test_capture_shape_with_rule_of_three(run: Run) -> None:
         run("fail", "Timeout", "hung", "-q")
     data = document(run("fail", "Timeout", "hung", "--json"))
     assert list(data) == ["ok", "id", "type", "timestamp", "record", "rule_of_three"]
-    assert data["rule_of_three"] == {"error_type": "Timeout", "count": 3, "pitfall": None}
+    assert data["rule_of_three"] == {
+        "error_type": "Timeout",
+        "count": 3,
+        "pitfall": None,
+        "pattern": None,
+    }
 
 
 def test_retract_shape(run: Run) -> None:

@@ -199,31 +199,37 @@ def test_focus_exports_a_neighbourhood(run: Callable[..., Result], sample: None)
     assert missing.exit_code == 3
 
 
-def test_html_is_self_contained(run: Callable[..., Result], sample: None) -> None:
-    text = _export(run, "--format", "html")
-    assert "Copyright (c) 2016-2026, The Cytoscape Consortium" in text
-    assert not re.search(r"<script[^>]+src=|<link[^>]+href=|https?://[^\s\"']+\.js", text)
-    assert text.count("</script>") == 2
-
-
 def _chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+def test_html_is_self_contained(run: Callable[..., Result], sample: None) -> None:
+    text = _export(run, "--format", "html")
+    assert "global.LoreGraphView = " in text  # lore's own view, inlined: no library, no network
+    assert not re.search(r"<script[^>]+src=|<link[^>]+href=|https?://[^\s\"']+\.(js|css)", text)
+    assert text.count("</script>") == 2
+    data = json.loads(text.split("var DATA = ", 1)[1].split(";\n", 1)[0])
+    assert data["start"] == "dec-a1"  # the most connected record
+    assert sorted(map(tuple, data["edges"])) == sorted(EDGES)
+
+
 @pytest.mark.skipif(_chromium() is None, reason="no chromium installed")
-def test_html_draws_the_nodes_in_a_headless_browser(
+def test_html_draws_a_neighbourhood_in_a_headless_browser(
     run: Callable[..., Result], sample: None, tmp_path: Path
 ) -> None:
     page = tmp_path / "graph.html"
     assert run("graph", "export", "--format", "html", "-o", str(page)).exit_code == 0
     drawn = _dump(tmp_path, page.as_uri())
-    assert 'data-nodes-drawn="6"' in drawn
-    assert 'data-edges-drawn="3"' in drawn
-    assert "6 nodes, 3 edges" in drawn
+    # it starts at dec-a1, the most connected record: itself, the file it names, dec-a2
+    assert 'data-nodes-drawn="3"' in drawn
+    assert 'data-edges-drawn="2"' in drawn
+    assert 'data-focus="dec-a1"' in drawn
+    assert "6 nodes, 3 edges in this export" in drawn
     # a node "clicked" through the page's #node= link shows its record
     selected = _dump(tmp_path, page.as_uri() + "#node=fail-f1")
     assert '<h3 id="title">failure fail-f1</h3>' in selected
     assert '"error_message": "slow"' in selected
+    assert 'data-nodes-drawn="2"' in selected  # the failure and its error type
 
 
 HOSTILE = "Beware <!--<script> in templates and </script> tags"

@@ -81,7 +81,7 @@ def test_lore_rules_apply(server: Any) -> None:
         "--deep and --graph-depth go with a plain QUERY, not a mode"
     )
     assert server.error("recall", query="x", graph_depth=4)["code"] == "usage"
-    assert server.error("recall", query="x", since="last tuesday")["code"] == "usage"
+    assert server.error("recall", query="x", since="last sprint")["code"] == "usage"
     assert server.error("learn", text="x", confidence=2)["code"] == "usage"
     bad_field = server.error("capture", text="x", kind="pattern", fields={"confidence": "high"})
     assert bad_field["code"] == "invalid" and bad_field["field"] == "confidence"

@@ -31,6 +31,7 @@ TOOLS = {
             "explain",
             "deep",
             "graph_depth",
+            "compact",
         ],
     ),
     "remember": (
@@ -92,7 +93,7 @@ TOOLS = {
             "allow_secret",
         ],
     ),
-    "show": (True, ["id"], ["id", "history"]),
+    "show": (True, ["id"], ["id", "history", "source"]),
     "list": (True, ["kind"], ["kind", "tags", "project", "limit", "show_all"]),
     "review": (False, [], ["id", "outcome", "lesson", "days", "force"]),
     "journal_update": (
@@ -115,7 +116,25 @@ TOOLS = {
         ],
     ),
     "graph_neighbors": (True, ["id"], ["id", "relation", "direction"]),
+    "inbox": (
+        False,
+        [],
+        [
+            "action",
+            "id",
+            "to",
+            "text",
+            "fields",
+            "reason",
+            "status",
+            "tags",
+            "limit",
+            "force",
+            "allow_secret",
+        ],
+    ),
     "timeline": (True, [], ["period", "project", "kinds"]),
+    "ingest": (False, [], ["paths", "agent", "since", "dry_run", "all"]),
     "stale": (False, [], ["reconfirm", "repo"]),
     "consolidate": (False, [], ["apply", "kinds", "since"]),
     "archive": (False, ["ids"], ["ids", "unarchive"]),
@@ -176,7 +195,12 @@ def test_a_whole_session_through_the_tools(server: Any) -> None:
         for n in range(3)
     ]
     assert [("rule_of_three" in f) for f in fails] == [False, False, True]
-    assert fails[2]["rule_of_three"] == {"error_type": "Timeout", "count": 3, "pitfall": None}
+    assert fails[2]["rule_of_three"] == {
+        "error_type": "Timeout",
+        "count": 3,
+        "pitfall": None,
+        "pattern": None,
+    }
     anti = server.ok(
         "capture", text="Polling the bucket", kind="anti-pattern", fields={"fix": "use events"}
     )
@@ -203,7 +227,10 @@ def test_a_whole_session_through_the_tools(server: Any) -> None:
     ):
         assert wanted in [r["id"] for r in server.ok("recall", query=query)["results"]], query
     deep = server.ok("recall", query="ledger postgres", deep=True, explain=True)
-    assert set(deep) == {"query", "window", "results"} and deep["results"][0]["id"] == dec["id"]
+    assert (
+        set(deep) == {"query", "window", "kinds", "results"}
+        and deep["results"][0]["id"] == dec["id"]
+    )
     assert server.ok("recall", query="ledger postgres", until="2000-01-01")["results"] == []
     assert server.ok("recall", query="ledger postgres", since="1h")["results"][0]["id"] == dec["id"]
     only = server.ok("recall", query="upload", kinds=["failures"], limit=2)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from lore.sessions.hooks import Digest, scrub
+from lore.sessions.hooks import digest_transcript
 from lore.storage import atomic, jsonl
 
 Run = Callable[..., Result]
@@ -59,17 +59,40 @@ def test_handoff_allow_secret_is_the_only_way_past(run: Run, data_dir: Path) -> 
     assert json.loads(file.read_text())["message"] == f"key is {AWS}"
 
 
-def test_automatic_handoff_texts_are_scrubbed_before_the_gate() -> None:
-    digest = Digest(
-        requests=[f"use {AWS} please"],
-        files=["/tmp/a.py"],
-        failed=[f"curl -H 'Authorization: Bearer {FINE_GRAINED}'"],
-    )
-    clean = scrub(digest)
-    assert clean.requests == ["use [REDACTED:aws-access-key] please"]
-    assert clean.files == ["/tmp/a.py"]
-    assert "github_pat_" not in clean.failed[0]
-    assert "[REDACTED:github-token]" in clean.failed[0]
+def test_automatic_handoff_texts_are_masked_before_the_gate(tmp_path: Path) -> None:
+    command = f"curl -H 'Authorization: Bearer {FINE_GRAINED}' https://x"
+    entries = [
+        {"type": "user", "message": {"role": "user", "content": f"use {AWS} please"}},
+        {
+            "type": "assistant",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": command}}
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "t1",
+                        "is_error": True,
+                        "content": "Exit code 7",
+                    }
+                ],
+            },
+        },
+    ]
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    digest = digest_transcript(transcript)
+    assert digest.requests == ["use [REDACTED:aws-access-key] please"]
+    assert "github_pat_" not in digest.failed[0]
+    assert "[REDACTED:github-token]" in digest.failed[0]
 
 
 def test_hook_handoff_from_a_transcript_with_a_secret_writes_it_masked(

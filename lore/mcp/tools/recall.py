@@ -63,21 +63,32 @@ def recall(
     graph_depth: Annotated[
         int, Field(ge=0, le=3, description="Also return records within N graph edges of each hit.")
     ] = 0,
+    compact: Annotated[
+        bool,
+        Field(
+            description="Return only each result's id, type, title and score (a plain "
+            "query, no mode); read the one you need with the `show` tool."
+        ),
+    ] = False,
 ) -> Doc:
     """Search lore's memory before deciding or repeating work: "why did we pick X", "how do
     we deploy", "has this error happened before". Any matching word counts, word forms and
     typos match, ranking blends relevance, recency, importance and the current project.
-    A time in the query ("last week", "in May 2026") ranks that window's records higher.
-    Returns the same as `lore recall --json`: {"query", "window" (the query's time window
-    or null), "results": [{"id", "type" (the kind), "score", "timestamp", ...every stored
+    A time in the query ("last week", "in May 2026", "2 days ago") ranks that window's
+    records higher; a kind it names ("what failed", "decisions") ranks that kind higher,
+    and alone lists that kind's records (in the window). Returns the same as `lore recall
+    --json`: {"query", "window" (the query's time window or null), "kinds" (the kinds it
+    names), "results": [{"id", "type" (the kind), "score", "timestamp", ...every stored
     field}]}; the modes return their own documents
     (patterns: {"query", "project", "patterns", "anti_patterns"}; failures: {"type",
     "counts", "failures"}; triggers: {"threshold", "triggers"}; brief: {"topic",
     "decisions", "patterns", "failures", "contradictions"}; a `project` with no query:
-    the project's context). Read-only."""
+    the project's context). With `compact`: {"query", "window", "results": [{"id", "type",
+    "title", "score"}]}, to keep the context small: search, then `show` one. Read-only."""
+    from lore.usecases.core import compact as cut
     from lore.usecases.core import recall as run
 
-    return run(
+    found = run(
         store(),
         query,
         mode=mode,
@@ -93,4 +104,5 @@ def recall(
         threshold=threshold,
         deep=deep,
         graph_depth=graph_depth,
-    ).doc
+    )
+    return cut(found) if compact else found.doc

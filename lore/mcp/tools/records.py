@@ -136,8 +136,9 @@ def fail(
 ) -> Answer:
     """Record a failure when a command, test or approach fails, so recurring ones are
     spotted. When its error type reaches three failures the result also carries
-    "rule_of_three": {"error_type", "count", "pitfall"}: time to record the fix with
-    `learn` (or, when `pitfall` names one, read that PITFALL anti-pattern).
+    "rule_of_three": {"error_type", "count", "pitfall", "pattern"}: time to name it, with
+    `learn` (a pattern tagged with the error type) or `lore promote-failure` (a PITFALL);
+    when `pitfall` or `pattern` names one already, read that record.
     Returns the same as `lore capture --json`:
     {"ok", "id", "type" (the kind), "timestamp", "record"}."""
     fields = {"error_type": error_type, "tool": tool, "step": step}
@@ -202,12 +203,18 @@ def show(
     history: Annotated[
         bool, Field(description="Also return the stored lines behind its current state.")
     ] = False,
+    source: Annotated[
+        bool,
+        Field(description="Also return the transcript lines an ingested record came from."),
+    ] = False,
 ) -> Doc:
     """One record, any kind, in its latest state, exactly as stored (the same as `lore
-    show --json`); with `history`: {"record", "history": [creation line, revisions]}."""
+    show --json`); with `history`: {"record", "history": [creation line, revisions]};
+    with `source`, a record `ingest` wrote also gets "source_lines": {"transcript", "session",
+    "lines", "entries": [{"line", "who", "text"}]}: what was said and run there."""
     from lore.usecases.core import show as run
 
-    return run(store(), id, history=history)
+    return run(store(), id, history=history, source=source)
 
 
 @tool("list", title="List records of a kind", read_only=True)
