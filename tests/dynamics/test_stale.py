@@ -202,3 +202,33 @@ def test_review_stale_walks_the_records_on_stdin(run: Run, repo: Repo) -> None:
     stopped = run("review", "--stale", input="")  # the end of the input ends the walk
     assert stopped.exit_code == 0 and "stopped; 0 changed" in stopped.stderr
     assert lore(run, "show", old)["status"] == "active"
+
+
+def test_prompt_injection_marks_stale_advice_ranks_it_lower_and_counts_the_use(
+    run: Run, repo: Repo, monkeypatch: object
+) -> None:
+    import json
+
+    from lore.cli import hooks as cli_hooks
+
+    monkeypatch.setattr(cli_hooks, "HOOK_SECONDS", 30.0)  # type: ignore[attr-defined]
+    monkeypatch.setenv("LORE_SESSION_ID", "")  # type: ignore[attr-defined]
+    repo.write("src/cache.py", "CACHE = {}\n")
+    repo.commit("cache")
+    fresh = lore(run, "remember", "Keep the session cache warm in src/cache.py")["id"]
+    stale = lore(run, "remember", "Keep the session cache warm in src/db.py")["id"]  # newer
+    repo.write("src/db.py", "rewritten\n")
+    repo.commit("rewrite db")
+    payload = {"session_id": "s-1", "prompt": "is the warm cache in src/db.py or src/cache.py?",
+               "cwd": str(repo.top)}  # fmt: skip
+    result = run("hooks", "run", "user-prompt-submit", input=json.dumps(payload))
+    assert result.exit_code == 0, result.stderr
+    lines = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"].splitlines()
+    assert [line.split()[1] for line in lines[1:]] == [fresh, stale]  # the stale one lower
+    assert lines[2].endswith("; stale: src/db.py changed since]")
+    assert "stale" not in lines[1]
+    used = {
+        r["id"]: r["explain"]["used"]
+        for r in lore(run, "recall", "session cache warm", "--explain")["results"]
+    }
+    assert used == {fresh: 1.0, stale: 1.0}  # each injection counts as a use here
