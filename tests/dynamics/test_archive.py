@@ -186,3 +186,28 @@ def test_use_counts_stay_on_the_machine_that_saw_them(run: Run, tmp_path: Path) 
         ["git", "ls-files"], cwd=b, capture_output=True, text=True, check=True
     ).stdout
     assert "usage" not in tracked and "recall-counts" not in tracked
+
+
+def test_archived_advice_is_never_suggested_nor_injected(
+    run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lore.cli import hooks as cli_hooks
+
+    monkeypatch.setattr(cli_hooks, "HOOK_SECONDS", 30.0)
+    monkeypatch.setenv("LORE_SESSION_ID", "")
+    pattern = made(run, "learn", "Pin the linter version in tools/lint.toml", "--solution", "x")
+    decision = made(run, "remember", "Lint in CI with the config in tools/lint.toml")
+
+    def injected(session: str) -> str:
+        payload = {"session_id": session, "prompt": "what about tools/lint.toml?"}
+        result = run("hooks", "run", "user-prompt-submit", input=json.dumps(payload))
+        assert result.exit_code == 0, result.stderr
+        out = result.stdout
+        return json.loads(out)["hookSpecificOutput"]["additionalContext"] if out else ""
+
+    assert pattern in injected("s-1") and decision in injected("s-2")
+    assert [p["id"] for p in at_now(run, "suggest", "linter version")["patterns"]] == [pattern]
+    at_now(run, "archive", pattern, decision)
+    assert injected("s-3") == ""
+    assert at_now(run, "suggest", "linter version")["patterns"] == []
+    assert at_now(run, "suggest")["patterns"] == []
