@@ -43,7 +43,8 @@ Options:
                 one that links to another checkout's venv (without it that link is
                 left alone and install.sh prints the PATH line that selects this one)
   --uninstall   remove the `lore` link (if it points into this checkout's venv) and the
-                venv; data is never removed
+                venv; data is never removed (a data root still inside this checkout must
+                be moved first: lore paths --move-to ~/.local/share/lore)
   -h, --help    show this help and exit
 
 Environment:
@@ -51,7 +52,8 @@ Environment:
   LORE_BIN_DIR   directory for the `lore` link (default: ~/.local/bin if it is on PATH,
                  else the first writable of /usr/local/bin, ~/bin that is on PATH,
                  else ~/.local/bin, and install.sh prints the line to add to your profile)
-  LORE_DATA_DIR  data root to create (default: see `lore paths` after installing)
+  LORE_DATA_DIR  data root to create (default: $XDG_DATA_HOME/lore, i.e. ~/.local/share/lore;
+                 never inside this checkout unless you name it here)
 
 Exit status: 0 installed (or uninstalled), 1 error, 2 usage error.
 EOF
@@ -404,7 +406,21 @@ path_hint() {
 # ---------------------------------------------------------------- uninstall
 
 uninstall() {
-    local dir removed=0 root=""
+    local dir removed=0 root="" source=""
+    if [ -x "$TARGET" ]; then
+        root=$("$TARGET" paths --json 2>/dev/null |
+            "$VENV/bin/python" -I -c 'import json, sys; d = json.load(sys.stdin); print(d["source"], d["root"])' 2>/dev/null) ||
+            root=""
+        source=${root%% *}
+        root=${root#* }
+    fi
+    if [ "$source" = checkout ]; then
+        # Removing the venv removes the lore that can move the data: stop first rather
+        # than leave the only copy inside a checkout that may be deleted next.
+        die "the data root $root is inside this checkout, which git ignores (deleting or cleaning the checkout erases it).
+  Move it first: $TARGET paths --move-to ~/.local/share/lore
+  then run ./install.sh --uninstall again. Nothing was removed."
+    fi
     local -a dirs=()
     if [ -n "${LORE_BIN_DIR:-}" ]; then dirs+=("${LORE_BIN_DIR%/}"); fi
     dirs+=("$HOME/.local/bin" "$HOME/bin" /usr/local/bin)
@@ -416,11 +432,6 @@ uninstall() {
         fi
     done
     if [ "$removed" = 0 ]; then info "no lore link into $VENV found"; fi
-    if [ -x "$TARGET" ]; then
-        root=$("$TARGET" paths --json 2>/dev/null |
-            "$VENV/bin/python" -I -c 'import json, sys; print(json.load(sys.stdin)["root"])' 2>/dev/null) ||
-            root=""
-    fi
     if [ -e "$VENV" ]; then
         if [ ! -f "$VENV/pyvenv.cfg" ]; then
             die "$VENV is not a virtual environment; left alone"

@@ -31,10 +31,17 @@ class Log(NamedTuple):
 
 
 class Dir(NamedTuple):
-    """One document per record: ``<dir>/<id><suffix>`` (YAML or JSON)."""
+    """One document per record: ``<dir>/<id><suffix>`` (YAML or JSON).
+
+    ``events``: an append-only JSONL file beside the folder for what two clones may do
+    to one record at once (validate, flag a pattern): a document edited on two clones
+    merges into one change, lines in a union-merged log never do. Readers fold each
+    record's events into its document (``Record.fold_events``).
+    """
 
     dir: str
     suffix: str  # ".yaml" or ".json"
+    events: str | None = None
 
 
 class Map(NamedTuple):
@@ -140,6 +147,12 @@ class Record:
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
         return _field_names(cls)
+
+    @classmethod
+    def fold_events(cls, state: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
+        """``state`` (a document's data) with the record's ``events`` applied, oldest first
+        (only kinds whose ``Dir`` has an events log have any)."""
+        return state
 
     @classmethod
     def from_dict(cls: type[R], data: dict[str, Any]) -> R:

@@ -1,7 +1,9 @@
 """Where the data lives: data-root resolution and the per-component layout.
 
 One function decides the root, in the documented order: ``--data-dir``,
-``LORE_DATA_DIR``, the source checkout's ``components/``, then XDG.
+``LORE_DATA_DIR``, then the user data home (XDG). A source checkout's ``components/``
+is used only when chosen explicitly, or (``legacy``) while it still holds data from
+before the user data home was the default and that home does not exist yet.
 """
 
 from __future__ import annotations
@@ -23,9 +25,14 @@ COMPONENTS = (
 )
 
 
+# Left in a root by `lore paths --move-to`: the absolute path its data moved to.
+MOVED_MARKER = ".lore-moved"
+
+
 class DataRoot(NamedTuple):  # not a frozen dataclass: those cost start-up time
     path: Path
-    source: str  # "option", "env", "checkout" or "xdg": how it was chosen
+    source: str  # "option", "env", "xdg" or "checkout" (legacy data): how it was chosen
+    moved_from: Path | None = None  # the root that was asked for, when it was moved here
 
     def component_dir(self, component: str) -> Path:
         return self.path / component / "data"
@@ -48,17 +55,62 @@ def checkout_components() -> Path | None:
     return None
 
 
+def holds_data(root: Path) -> bool:
+    """Whether any component's ``data/`` under ``root`` holds a file lore could have
+    written (dot files, a ``.gitkeep`` or a lock, do not count)."""
+    for name in COMPONENTS:
+        try:
+            with os.scandir(root / name / "data") as entries:
+                for entry in entries:
+                    if entry.name.startswith("."):
+                        continue
+                    if not entry.is_dir(follow_symlinks=False):
+                        return True
+                    with os.scandir(entry.path) as inner:
+                        if any(not e.name.startswith(".") for e in inner):
+                            return True
+        except OSError:  # missing, or not a directory
+            continue
+    return False
+
+
+def default_root() -> Path:
+    """The user data home: ``$XDG_DATA_HOME/lore``, default ``~/.local/share/lore``."""
+    xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(xdg).expanduser().absolute() / "lore"
+
+
+def moved_to(root: Path) -> Path | None:
+    """Where ``root``'s data was moved (``lore paths --move-to``), if it was."""
+    try:
+        text = (root / MOVED_MARKER).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return Path(text) if text and os.path.isabs(text) else None
+
+
 def resolve_root(option: str | os.PathLike[str] | None = None) -> DataRoot:
     if option:
-        return DataRoot(Path(option).expanduser().absolute(), "option")
-    env = os.environ.get("LORE_DATA_DIR")
-    if env:
-        return DataRoot(Path(env).expanduser().absolute(), "env")
-    checkout = checkout_components()
-    if checkout is not None:
-        return DataRoot(checkout, "checkout")
-    xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return DataRoot(Path(xdg).expanduser().absolute() / "lore", "xdg")
+        chosen = DataRoot(Path(option).expanduser().absolute(), "option")
+    elif os.environ.get("LORE_DATA_DIR"):
+        chosen = DataRoot(Path(os.environ["LORE_DATA_DIR"]).expanduser().absolute(), "env")
+    else:
+        home = default_root()
+        chosen = DataRoot(home, "xdg")
+        if not home.exists():
+            # Before the user data home was the default, a checkout's lore wrote into
+            # the checkout. Such data keeps being used (with a warning on every
+            # command: the checkout ignores it, so `git clean -xdf` would erase it)
+            # until it is moved.
+            checkout = checkout_components()
+            if checkout is not None and holds_data(checkout):
+                chosen = DataRoot(checkout, "checkout")
+    # A root that was moved away is followed to its new place (one hop), so a hook or a
+    # profile still naming the old path keeps writing where the data now lives.
+    target = moved_to(chosen.path)
+    if target is not None:
+        return DataRoot(target, chosen.source, chosen.path)
+    return chosen
 
 
 def local_dir(root: Path) -> Path:

@@ -22,8 +22,19 @@ _lore_client_exec() {
     if command -v timeout >/dev/null 2>&1; then
         runner=(timeout "$limit")
     fi
+    # lore reads a text of "-" as "the text is on stdin": a text (after `--`) that is
+    # exactly "-" is therefore also sent on stdin, so it is recorded as written.
+    local dash=0 after=0 arg
+    for arg in "$@"; do
+        if [ "$after" = 1 ] && [ "$arg" = "-" ]; then dash=1; fi
+        if [ "$arg" = "--" ]; then after=1; fi
+    done
     # ${runner[@]+...}: an empty array is "unbound" to bash < 4.4 under `set -u`.
-    ${runner[@]+"${runner[@]}"} "$bin" "$@" </dev/null || true
+    if [ "$dash" = 1 ]; then
+        printf '%s' - | ${runner[@]+"${runner[@]}"} "$bin" "$@" || true
+    else
+        ${runner[@]+"${runner[@]}"} "$bin" "$@" </dev/null || true
+    fi
     return 0
 }
 

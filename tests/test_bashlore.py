@@ -342,7 +342,7 @@ def test_a_broken_root_imports_the_rest_and_names_the_broken_lines(
     skipped = [(s["file"], s["line"], s["kind"]) for s in doc["skipped"]]
     assert skipped == [
         ("failures/data/failures.jsonl", 26, "failure"),
-        ("inbox/data/signals.jsonl", None, "observation"),
+        ("inbox/data/signals.jsonl", 24, "observation"),
         ("intent/data/goals/goal-1784213550-43b91021.yaml", 2, "goal"),
         ("journal/data/decisions.jsonl", 78, "decision"),
         ("journal/data/decisions.jsonl", 79, "decision"),
@@ -357,7 +357,10 @@ def test_a_broken_root_imports_the_rest_and_names_the_broken_lines(
     assert reasons[("failures/data/failures.jsonl", 26)] == (
         "error_type 'bad type!' is not an error type lore reads"
     )
-    assert reasons[("inbox/data/signals.jsonl", None)].startswith("not UTF-8 text")
+    assert (
+        reasons[("inbox/data/signals.jsonl", 24)]
+        == "not UTF-8 text (invalid start byte at column 31)"
+    )
     assert reasons[("patterns/data/patterns.yaml", 262)].startswith("does not parse as YAML")
     # Everything else came in, the unescaped anti-pattern read leniently.
     assert doc["kinds"]["decision"]["imported"] == 39
@@ -370,7 +373,8 @@ def test_a_broken_root_imports_the_rest_and_names_the_broken_lines(
     assert doc["kinds"]["goal"]["imported"] == 5
     assert doc["kinds"]["session"]["imported"] == 4
     assert doc["kinds"]["failure"] == {"found": 26, "imported": 25, "existing": 0, "skipped": 1}
-    assert doc["kinds"]["observation"]["imported"] == 0  # the whole file was unreadable
+    # One line that is not UTF-8 is skipped; the file's other signals come in.
+    assert doc["kinds"]["observation"] == {"found": 20, "imported": 20, "existing": 0, "skipped": 0}
     text = run("import", "--from", "bash-lore", str(tmp_path / "bash"))
     assert text.exit_code == 0
     assert "lore: warning: journal/data/decisions.jsonl:79: not a JSON object (list)" in text.stderr
@@ -402,6 +406,10 @@ def test_a_credential_in_a_record_is_refused_by_the_secrets_gate(
     ("args", "message"),
     [
         (["import", "--from", "bash-lore", "nowhere"], "no such directory: nowhere"),
+        (
+            ["import", "--from", "bash-lore", str(FIXTURE / "journal/data/decisions.jsonl")],
+            "decisions.jsonl is a file, not a directory: give the directory LORE_DATA_DIR",
+        ),
         (["import", "--from", "bash-lore", "."], "is not a bash-lore data root"),
         (["import", "--from", "bash-lore", str(FIXTURE), "--skip-invalid"], "always skips"),
         (["import", "--from", "bash-lore", "-"], "takes a directory"),

@@ -433,6 +433,16 @@ def test_routed_recall_merges_both_stores_marked(run: Run, db: Path) -> None:
     assert combined.exit_code == 2
 
 
+def test_a_promoted_memory_is_answered_once_by_lore(run: Run, db: Path) -> None:
+    """Once promoted, a memory is lore's record too: routed recall answers it once, from
+    lore (as it does for lore's shadows), not as two results with the same text."""
+    promoted = _json(run("engram", "promote", "1", "--json"))["promoted"][0]["id"]
+    doc = _json(run("recall", "--routed", "what was I working on: refund rounding", "--json"))
+    found = [(r["store"], r["id"]) for r in doc["results"]]
+    assert ("lore", promoted) in found
+    assert "engram:1" not in [r["id"] for r in doc["results"]]
+
+
 def test_routed_recall_without_engram_is_lore_alone(
     run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -98,6 +98,28 @@ def test_a_linked_worktree(repo: Path, tmp_path: Path) -> None:
     assert found.git_dir == repo / ".git" / "worktrees" / "wt"
     assert found.common_dir == repo / ".git"
     assert (found.branch(), found.head()) == ("feature", sha)
+    # The project is the main repository's, so every worktree shares one memory.
+    assert (found.name, find_repo(repo).name) == (repo.name, repo.name)  # type: ignore[union-attr]
+
+
+def test_a_worktree_of_a_bare_repository_is_named_for_it(repo: Path, tmp_path: Path) -> None:
+    commit(repo, "a.txt", "a\n", "first")
+    git(tmp_path, "clone", "-q", "--bare", str(repo), "orders.git")
+    git(tmp_path / "orders.git", "worktree", "add", "-q", str(tmp_path / "w1"))
+    found = find_repo(tmp_path / "w1")
+    assert found is not None and found.name == "orders"
+
+
+def test_captures_in_a_linked_worktree_get_the_main_repositorys_project(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lore.capture.build import _repo_at, detect_project
+
+    commit(repo, "a.txt", "a\n", "first")
+    git(repo, "worktree", "add", "-q", "-b", "wt-2", str(tmp_path / "wt-2"))
+    monkeypatch.chdir(tmp_path / "wt-2")
+    _repo_at.cache_clear()
+    assert detect_project() == repo.name
 
 
 def test_a_gitdir_file_with_a_relative_path(repo: Path, tmp_path: Path) -> None:

@@ -437,3 +437,70 @@ def test_repoints_a_link_whose_checkout_is_gone(tmp_path: Path) -> None:
     assert f"replacing {tmp_path / 'bin' / 'lore'} (it linked to another lore venv: {gone})" in (
         result.stderr
     )
+
+
+def offline_checkout(tmp_path: Path, name: str) -> tuple[Path, Path]:
+    """An offline install that also looks like a real checkout (components/, the contract),
+    so the lore it runs knows it runs from a checkout."""
+    top, lore = offline_install(tmp_path, name)
+    shutil.copy2(ROOT / "LORE_CONTRACT.md", top / "LORE_CONTRACT.md")
+    for component in COMPONENTS:
+        (top / "components" / component / "data").mkdir(parents=True)
+        (top / "components" / component / "data" / ".gitkeep").touch()
+    return top, lore
+
+
+def checkout_files(top: Path) -> list[str]:
+    return sorted(str(p.relative_to(top)) for p in (top / "components").rglob("*") if p.is_file())
+
+
+def test_install_puts_the_data_root_in_the_user_data_home_not_the_checkout(
+    tmp_path: Path,
+) -> None:
+    top, _lore = offline_checkout(tmp_path, "src")
+    before = checkout_files(top)
+    env = environ(tmp_path, LORE_DATA_DIR=None)
+    done = run_install(top / "install.sh", env=env)
+    assert done.returncode == 0, done.stderr
+    home_root = tmp_path / "home" / ".local" / "share" / "lore"
+    for component in COMPONENTS:
+        assert (home_root / component / "data").is_dir(), component
+    assert f"root: {home_root}  (xdg)" in done.stderr
+    assert "warning: the data root" not in done.stderr
+    assert checkout_files(top) == before  # nothing was written into the checkout
+
+
+def test_uninstall_refuses_while_the_data_is_inside_the_checkout_then_moves(
+    tmp_path: Path,
+) -> None:
+    top, lore = offline_checkout(tmp_path, "src")
+    log = top / "components" / "journal" / "data" / "decisions.jsonl"
+    line = b'{"id":"dec-0123456789ab","timestamp":"2026-01-01T00:00:00.000000Z","decision":"x"}\n'
+    log.write_bytes(line)
+    env = environ(tmp_path, LORE_DATA_DIR=None)
+    home_root = tmp_path / "home" / ".local" / "share" / "lore"
+
+    installed = run_install(top / "install.sh", env=env)
+    assert installed.returncode == 0, installed.stderr
+    assert (
+        f"lore: warning: the data root {top / 'components'} is inside lore's source checkout"
+    ) in installed.stderr
+    assert not home_root.exists()  # the legacy root keeps working until it is moved
+
+    refused = run_install(top / "install.sh", "--uninstall", env=env)
+    assert refused.returncode == 1
+    assert refused.stderr.startswith(
+        f"install.sh: error: the data root {top / 'components'} is inside this checkout"
+    )
+    assert f"  Move it first: {lore} paths --move-to ~/.local/share/lore\n" in refused.stderr
+    assert lore.exists() and log.read_bytes() == line
+
+    moved = subprocess.run(
+        [str(lore), "paths", "--move-to", str(home_root)], env=env, capture_output=True, text=True
+    )
+    assert moved.returncode == 0, moved.stderr
+    assert (home_root / "journal" / "data" / "decisions.jsonl").read_bytes() == line
+
+    removed = run_install(top / "install.sh", "--uninstall", env=env)
+    assert removed.returncode == 0, removed.stderr
+    assert f"install.sh: data was not touched: it stays in {home_root}\n" in removed.stderr

@@ -37,7 +37,7 @@ def test_registry_holds_every_kind_with_its_storage() -> None:
     }
     assert shapes == {
         "decision": ("dec", "journal", Log("decisions.jsonl")),
-        "pattern": ("pat", "patterns", Dir("patterns", ".yaml")),
+        "pattern": ("pat", "patterns", Dir("patterns", ".yaml", "pattern-events.jsonl")),
         "anti-pattern": ("anti", "patterns", Dir("anti-patterns", ".yaml")),
         "failure": ("fail", "failures", Log("failures.jsonl")),
         "observation": ("obs", "inbox", Log("observations.jsonl")),

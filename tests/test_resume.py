@@ -288,6 +288,21 @@ def test_render_without_budget_keeps_everything() -> None:
     assert render(bundle_with_everything(), budget=10_000) == (text, [])
 
 
+def test_a_multi_line_value_stays_on_its_item_line() -> None:
+    """A rationale, next step or pattern written over several lines (an import from
+    bash-lore, a pasted paragraph) is one list item: its later lines do not start a line
+    of their own that reads as another section's text."""
+    bundle = bundle_with_everything()
+    bundle.recent_decisions[0]["rationale"] = "rows skip.\nKeyset is stable."
+    bundle.session["next_steps"] = ["add retries\n  with backoff"]
+    bundle.patterns[0]["solution"] = "backoff:\n\n- 3 tries"
+    lines = render(bundle)[0].splitlines()
+    assert "- decision 0 — because rows skip. Keyset is stable. (dec-0, pending)" in lines
+    assert "- Next: add retries with backoff" in lines
+    assert "- Retry: backoff: - 3 tries (pat-1, confidence 0.75)" in lines
+    assert len(lines) == len(FULL)
+
+
 def test_budget_drops_the_least_useful_lines_first() -> None:
     full = "\n".join(FULL)
     # Just under everything: the pending-review section (least useful) goes first.

@@ -206,7 +206,7 @@ def test_revise_on_a_log_appends_a_revision_line_and_folds_it(
             "timestamp": NOW,
             "set": {"outcome": "successful", "x_note": 1},
             "reason": "worked",
-            "was": {"outcome": "pending"},
+            "was": {"outcome": "pending"},  # a field two clones may set differently
         },
     ]
     expected = {**decision.to_dict(), "outcome": "successful", "x_note": 1}

@@ -177,6 +177,9 @@ def routed(
                 )
         except LoreError as exc:  # fail-soft: lore still answers
             problem = exc.message
+    # A memory promoted into lore is lore's record now: lore answers for it, once.
+    held = {h["item"].get("engram_id") for h in lore_side}
+    engram_side = [m for m in engram_side if m["item"]["id"] not in held]
     results = merge(route, lore_side, engram_side)
     return {
         "query": query,

@@ -143,6 +143,11 @@ def import_bash_lore(
 
 def _root(store: Store, directory: str | os.PathLike[str]) -> Path:
     root = Path(directory).expanduser()
+    if root.exists() and not root.is_dir():
+        raise UsageError(
+            f"{directory} is a file, not a directory: give the directory LORE_DATA_DIR "
+            "pointed at (the one holding journal/data/, patterns/data/, ...)"
+        )
     if not root.is_dir():
         raise UsageError(f"no such directory: {directory}")
     root = root.absolute()

@@ -62,13 +62,23 @@ class Reader:
     # -- JSONL ---------------------------------------------------------------------
 
     def lines(self, path: Path) -> list[Item]:
-        """Every JSON object line of a JSONL file; odd lines are skipped and reported."""
-        text = self._text(path) if path.is_file() else None
-        if text is None:
+        """Every JSON object line of a JSONL file; odd lines (one that is not UTF-8 too)
+        are skipped and reported, the others read."""
+        if not path.is_file():
+            return []
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            self.skip(self.rel(path), None, f"cannot be read ({exc.strerror or exc})")
             return []
         rel = self.rel(path)
         out: list[Item] = []
-        for number, raw in enumerate(text.split("\n"), 1):
+        for number, line in enumerate(data.split(b"\n"), 1):
+            try:
+                raw = line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                self.skip(rel, number, f"not UTF-8 text ({exc.reason} at column {exc.start + 1})")
+                continue
             if not raw.strip():
                 continue
             try:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lore.bulk.lines import KINDS, Checked, LineContext, canonical, check_line
+from lore.bulk.lines import ALL_KINDS, Checked, LineContext, canonical, check_line
 from lore.bulk.write import Existing, Progress, write_batches
 from lore.capture.build import detect_project
 from lore.capture.checks import DEDUPE_KINDS, normalize
@@ -40,10 +40,13 @@ class ImportResult:
     invalid: list[dict[str, Any]] = field(default_factory=list)  # {"line": n, "error": ...}
     ids: list[str] = field(default_factory=list)
     dry_run: bool = False
+    history: int = 0  # revision and event lines written (or, dry, to write)
+    skipped_history: int = 0  # history lines the logs already held
 
     def to_dict(self) -> dict[str, Any]:
         """The ``--json`` document, keys in the contract's order: ok, dry_run, imported,
-        by_kind, skipped_existing, skipped_duplicate, invalid, ids."""
+        by_kind, skipped_existing, skipped_duplicate, invalid, ids, history,
+        skipped_history."""
         data = dataclasses.asdict(self)
         return {"ok": True, "dry_run": data.pop("dry_run"), **data}
 
@@ -61,7 +64,7 @@ def import_records(
     dry_run: bool = False,
     progress: Progress | None = None,
     stop: Callable[[], bool] | None = None,
-    kinds: tuple[str, ...] = KINDS,
+    kinds: tuple[str, ...] = ALL_KINDS,
 ) -> ImportResult:
     """Check every line, then store the good records in one write.
 
@@ -80,10 +83,19 @@ def import_records(
     ``InterruptedByUser`` (exit 130) saying how many records were written; running the
     same import again skips those (their ids are stored) and writes the rest.
 
-    ``kinds``: the kinds lines may have (default: the capture kinds ``lore import`` takes;
-    ``lore.bulk_lines.WHOLE_KINDS`` may be added by an importer that gives whole records).
+    ``kinds``: the kinds lines may have (default: every kind, as ``lore import`` takes
+    them; another importer may narrow them).
     """
-    rows = list(_numbered(lines_or_path))
+    from lore.bulk import history
+
+    rows, past = [], []
+    for number, raw in _numbered(lines_or_path):
+        parsed = history.is_history(raw)
+        if parsed is None:
+            rows.append((number, raw))
+        else:
+            past.append((number, parsed))
+    later = history.changes_by_id(past)
     result = ImportResult(dry_run=dry_run)
     existing = Existing(store)
     # The working directory's project, found once: a line without "project" gets it.
@@ -111,14 +123,19 @@ def import_records(
         record: Record = outcome
         if record_id is not None:
             seen_ids[record_id] = (number, raw)
-        if kind in DEDUPE_KINDS and not force and not record.hidden:
+        if kind in DEDUPE_KINDS and not force and not _ends_hidden(record, later):
             title = (kind, normalize(record.title))
             if title[1] in existing.titles(kind) or (record_id is None and title in seen_titles):
                 result.skipped_duplicate += 1
                 continue
             seen_titles.add(title)
         records.append(record)
-    total = len(rows)
+    pending, bad = history.check(
+        store, past, {r.id: r for r in records}, allow_secret or context.allow_secret
+    )
+    result.invalid = sorted([*result.invalid, *bad], key=lambda item: item["line"])
+    result.history, result.skipped_history = pending.count, pending.skipped
+    total = len(rows) + len(past)
     if result.invalid and not skip_invalid:
         raise InvalidInputError(_failure_message(result.invalid, total), invalid=result.invalid)
     for record in records:
@@ -128,7 +145,21 @@ def import_records(
     result.imported = len(records)
     if records and not dry_run:
         write_batches(store, records, existing, progress, stop, WRITE_CHUNK)
+    if pending.count and not dry_run:
+        history.write(store, pending)  # after the records they revise
     return result
+
+
+def _ends_hidden(record: Record, later: dict[str, list[dict[str, Any]]]) -> bool:
+    """Whether ``record`` is hidden once the file's own revisions of it are applied (a
+    decision exported with the revision that superseded it is no active duplicate)."""
+    changes = later.get(record.id)
+    if not changes:
+        return record.hidden
+    state = record.to_dict()
+    for change in changes:
+        state.update(change)
+    return type(record).from_dict(state).hidden
 
 
 def _checked(

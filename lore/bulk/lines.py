@@ -21,8 +21,13 @@ from lore.model import Record, kind_class
 if TYPE_CHECKING:
     from lore.bulk.write import Existing
 
-# The kinds import accepts and export writes, in export order.
+# The kinds a capture builds (a line gives some fields; capture's defaults fill the rest).
 KINDS: tuple[str, ...] = CAPTURE_KINDS
+# Kinds a line can only give whole (no capture builds them): goals, sessions, curated
+# edges and projects, as `lore export` and the bash-lore importer write them.
+WHOLE_KINDS: tuple[str, ...] = ("goal", "session", "edge", "project")
+# Every kind `lore import` takes and `lore export` writes, in export order.
+ALL_KINDS: tuple[str, ...] = (*CAPTURE_KINDS, "edge", "goal", "session", "project")
 # Keys of a line that are not record fields or are set through build()'s own arguments.
 _CONTROL = frozenset({"kind", "id", "timestamp", "tags", "project", "source", "session_id"})
 # After the prefix: letters, digits, '-' and '_' only, so a document id is a safe file name.
@@ -43,14 +48,9 @@ class LineContext:
     existing: Existing
     project: str | None  # the working directory's, for lines without one
     allow_secret: bool
-    # The kinds lines may have: `lore import` takes KINDS; an importer that gives every
-    # field of each record (bash-lore) may also add WHOLE_KINDS.
-    kinds: tuple[str, ...] = KINDS
-
-
-# Kinds a line can only give whole (no capture builds them): goals, sessions, curated
-# edges and projects, as the bash-lore importer writes them.
-WHOLE_KINDS: tuple[str, ...] = ("goal", "session", "edge", "project")
+    # The kinds lines may have: `lore import` takes every kind (ALL_KINDS); another
+    # importer may narrow them.
+    kinds: tuple[str, ...] = ALL_KINDS
 
 
 def check_line(raw: bytes | str | dict[str, Any], context: LineContext) -> Checked:
@@ -223,7 +223,7 @@ def _parse(raw: bytes | str | dict[str, Any]) -> dict[str, Any]:
     return obj
 
 
-def _kind(obj: dict[str, Any], kinds: tuple[str, ...] = KINDS) -> str:
+def _kind(obj: dict[str, Any], kinds: tuple[str, ...] = ALL_KINDS) -> str:
     value = obj.get("kind")
     if isinstance(value, str) and value in kinds:
         return value

@@ -163,6 +163,39 @@ def _any_open_session(store: Store) -> bool:
     return any(name.startswith("open-session.") for name in names)
 
 
+_SHAPE_WORDS = {
+    "str": "a string",
+    "str | None": "a string",
+    "list[str]": "a string or a list of strings",
+    "float": "a number",
+    "float | None": "a number",
+    "int": "an integer",
+}
+
+
+def _check_shape(cls: type[Record], kind: str, key: str, value: Any) -> None:
+    """A field's value must have a type capture can read (a flag gives text; an MCP call
+    or the API may give anything): otherwise a usage-level refusal naming the field."""
+    import dataclasses
+
+    annotation = next((str(f.type) for f in dataclasses.fields(cls) if f.name == key), "")
+    words = _SHAPE_WORDS.get(annotation)
+    if words is None:
+        return
+    if annotation.startswith("str"):
+        ok = isinstance(value, str)
+    elif annotation == "list[str]":
+        ok = isinstance(value, str) or (
+            isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
+        )
+    else:  # a number field also takes its text ("0.8"), which is parsed later
+        ok = isinstance(value, (int, float, str)) and not isinstance(value, bool)
+    if not ok:
+        raise InvalidInputError(
+            f"{kind} {key} must be {words} (got {type(value).__name__})", field=key, kind=kind
+        )
+
+
 def build(
     kind: str,
     text: str,
@@ -192,6 +225,8 @@ def build(
         values[key] = value
     if foreign:
         raise UsageError(_foreign_message(kind, foreign), kind=kind)
+    for key, value in values.items():
+        _check_shape(cls, kind, key, value)
     text = text.strip()
     if kind == "decision":
         from lore.components.journal import extract_entities, parse_inline, unique

@@ -134,7 +134,7 @@ def warm_index(store: Store, kind: str) -> Any:
         return None
     from lore.index.persist import current
     from lore.model import Log, kind_class
-    from lore.store.core import _stamp
+    from lore.storage.stamp import stamp as _stamp
 
     stamp = _stamp(index_file)
     location = store.location(kind)

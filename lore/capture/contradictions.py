@@ -86,13 +86,12 @@ def _from_index(store: Store, entities: list[str]) -> list[Record] | None:
     return [index.fetch(store, d) for d in chosen]
 
 
-def record_edges(store: Store, record: Record) -> list[Record]:
-    """Append a ``contradicts`` edge (new -> old) per id in ``record.contradicts`` to
-    ``graph/data/edges.jsonl``, so the graph and ``lore brief`` can show it."""
+def contradiction_edges(record: Record) -> list[Record]:
+    """A ``contradicts`` edge (new -> old) per id in ``record.contradicts`` (not stored)."""
     from lore import clock
     from lore.components.graph import Edge
 
-    edges: list[Record] = [
+    return [
         Edge(
             id=clock.new_id("edge"),
             timestamp=record.timestamp,
@@ -105,6 +104,3 @@ def record_edges(store: Store, record: Record) -> list[Record]:
         )
         for old in getattr(record, "contradicts", [])
     ]
-    if edges:
-        store.add(edges)
-    return edges

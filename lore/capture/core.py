@@ -95,7 +95,7 @@ def capture(
     # Only a decision naming two entities can contradict one (lore.capture.contradictions).
     contradicting = name == "decision" and len(record.entities) >= 2  # type: ignore[attr-defined]
 
-    def guard() -> None:
+    def guard() -> list[Any]:
         if record_id is not None and exists(store, name, record_id):
             raise DuplicateError(f"a record {record_id} already exists", existing_id=record_id)
         if not force:
@@ -117,12 +117,17 @@ def capture(
                 f"if it replaces it: lore journal supersede {r.id} --by {record.id}"
                 for r, shared in found
             )
+            from lore.capture.contradictions import contradiction_edges
 
-    store.add([record], guard=guard)
-    if contradicting and record.contradicts:  # type: ignore[attr-defined]
-        from lore.capture.contradictions import record_edges
+            return contradiction_edges(record)  # written with the decision, in one call
+        return []
 
-        record_edges(store, record)
+    also: list[Any] = []
+    if contradicting:
+        from lore.components.graph import Edge
+
+        also.append(Edge)
+    store.add([record], guard=guard, also=also)
     if supersedes:
         store.revise(supersedes, {"status": "superseded", "superseded_by": record.id})
     return captured

@@ -128,7 +128,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "bulk:import_cmd",
         "Import records from a JSONL FILE (or - for stdin), or a bash-lore data root.",
     ),
-    "export": ("bulk:export_cmd", "Write every record as JSONL that `lore import` reads back."),
+    "export": (
+        "bulk:export_cmd",
+        "Write every record of every kind, with its history, as JSONL `lore import` reads.",
+    ),
     "validate": ("validate:validate_cmd", "Check every data file; exit 4 if anything is wrong."),
     "doctor": (
         "doctor:doctor_cmd",
@@ -276,7 +279,32 @@ def cli(ctx: click.Context, data_dir: str | None) -> None:
         ctx.exit(0)
     from lore.cli._app import App
 
-    ctx.obj = App(data_dir)
+    app = ctx.obj = App(data_dir)
+    message = root_warning(app.root)
+    if message:
+        from lore.cli._output import warn
+
+        warn(message)
+
+
+def root_warning(root: Any) -> str | None:
+    """What every command says while the data root is at risk or was moved away."""
+    from lore.paths import default_root
+
+    if root.moved_from is not None:
+        how = {"option": "--data-dir", "env": "LORE_DATA_DIR"}.get(root.source)
+        fix = f"point {how} at it" if how else f"set LORE_DATA_DIR={root.path}"
+        return (
+            f"the data root {root.moved_from} was moved to {root.path} (lore paths "
+            f"--move-to): using {root.path}; {fix} to stop this warning"
+        )
+    if root.source == "checkout":
+        return (
+            f"the data root {root.path} is inside lore's source checkout, which git ignores "
+            "(git clean -xdf, or deleting or re-cloning the checkout, erases it); move it "
+            f"with: lore paths --move-to {default_root()}"
+        )
+    return None
 
 
 def _mask(exc: click.ClickException) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from lore.cli._app import App
-from lore.cli._output import echo, emit_json, json_option
+from lore.cli._output import echo, emit_json, json_option, note
 
 pass_app = click.make_pass_decorator(App)
 
@@ -36,17 +36,47 @@ def init_cmd(app: App, use_git: bool, as_json: bool) -> None:
 
 
 @click.command(name="paths")
+@click.option(
+    "--move-to",
+    "move_to",
+    metavar="DIR",
+    type=click.Path(file_okay=False, path_type=str),
+    default=None,
+    help="Move the data root to DIR (new or empty): copy, verify, then switch.",
+)
 @json_option
 @pass_app
-def paths_cmd(app: App, as_json: bool) -> None:
+def paths_cmd(app: App, move_to: str | None, as_json: bool) -> None:
     """Print the resolved data root and every component's data directory.
 
-    The root is the first of: --data-dir, LORE_DATA_DIR, the source checkout's
-    components/ (when lore runs from a checkout), $XDG_DATA_HOME/lore
-    (default ~/.local/share/lore).
-    """
-    from lore.usecases.admin import paths
+    The root is the first of: --data-dir, LORE_DATA_DIR, $XDG_DATA_HOME/lore
+    (default ~/.local/share/lore). A checkout's components/ is the root only when
+    chosen that way (LORE_DATA_DIR=/path/to/lore/components), or while it still
+    holds data written before the user data home was the default (every command
+    then warns until it is moved).
 
+    --move-to DIR moves the root, losing nothing: it holds the root's lock (writers
+    wait), copies every data file into a temporary directory beside DIR, compares
+    each copy with its original, renames it to DIR and leaves .lore-moved in the old
+    root, so every later command (and --data-dir or LORE_DATA_DIR still naming the
+    old path) uses DIR. DIR must be new or empty. An interrupted move leaves the
+    root as it was. The old copy is kept; delete it once you are sure.
+
+    \b
+    Examples:
+      lore paths --json
+      lore paths --move-to ~/.local/share/lore
+    """
+    from lore.usecases.admin import move_root, paths
+
+    if move_to is not None:
+        moved = move_root(app.store, move_to)
+        if as_json:
+            emit_json(moved)
+            return
+        echo(f"moved {moved['files']} files from {moved['from']} to {moved['to']}")
+        note(_after_move(moved["to"]))
+        return
     result = paths(app.store)
     if as_json:
         emit_json(result)
@@ -54,6 +84,25 @@ def paths_cmd(app: App, as_json: bool) -> None:
     echo(f"root: {result['root']}  ({result['source']})")
     for name, path in result["components"].items():
         echo(f"  {name:<9} {path}")
+
+
+def _after_move(target: str) -> str:
+    import os
+
+    from lore.paths import default_root
+
+    kept = "the old copy is kept (lore no longer reads it); delete it once you are sure"
+    if target == str(default_root()):
+        env = (
+            " (unset LORE_DATA_DIR if it names the old root)"
+            if os.environ.get("LORE_DATA_DIR")
+            else ""
+        )
+        return f"lore now uses {target}, the default data root{env}; {kept}"
+    return (
+        f"lore follows the move to {target}; to name it directly add "
+        f"`export LORE_DATA_DIR={target}` to your shell profile; {kept}"
+    )
 
 
 @click.command(name="help", context_settings={"ignore_unknown_options": True})

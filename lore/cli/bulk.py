@@ -41,9 +41,13 @@ def summary(result: Any) -> str:
     text = f"{verb} {_plural(result.imported, 'record')}"
     if result.by_kind:
         text += " (" + ", ".join(f"{k} {n}" for k, n in result.by_kind.items()) + ")"
+    if result.history:
+        text += f" and {_plural(result.history, 'history line')}"
     skipped = []
     if result.skipped_existing:
         skipped.append(f"{result.skipped_existing} existing")
+    if result.skipped_history:
+        skipped.append(f"{_plural(result.skipped_history, 'history line')} already stored")
     if result.skipped_duplicate:
         skipped.append(f"{_plural(result.skipped_duplicate, 'duplicate')}")
     if result.invalid:
@@ -138,24 +142,31 @@ def import_cmd(
 ) -> None:
     """Import records from a JSONL FILE (or - for stdin), or a bash-lore data root.
 
-    One JSON object per line: {"kind": K, ...fields}, K one of decision, pattern,
-    anti-pattern, failure, observation, evidence, concept, with the fields the
+    One JSON object per line: {"kind": K, ...fields}. For K one of decision,
+    pattern, anti-pattern, failure, observation, evidence, concept: the fields the
     matching capture takes (a failure's text is "error_message" or "message").
     Optional: "id" (kept; it must carry the kind's prefix), "timestamp" (kept,
     rewritten to canonical UTC), "tags" (list or comma string), "project",
     "source", "session_id" and any other field of the kind; unknown keys are
     kept. Fields a line leaves out get capture's defaults (new id, now, the git
-    project and commit; never the current session). Lines are checked like a
-    capture (schema, secrets).
+    project and commit; never the current session). For K one of edge, goal,
+    session, project: the record as `lore export` writes it (a project's id is
+    its "name"). History lines, as export writes them, follow their record:
+    {"kind": K, "_op": "revise", "id", "timestamp", "set", ...} (a logged
+    record's revision) and {"kind": "pattern", "_op": "event", ...} (a
+    validation or flag); they are appended as given, once. Every line is checked
+    like a capture (schema, secrets).
 
     Every line is checked before anything is written: one invalid line writes
     nothing and exits 4, unless --skip-invalid. All records are then written at
     once (one locked write per file).
 
     Never duplicated: a line whose id is already stored is skipped ("existing"),
-    so importing an export twice is harmless. Skipped as duplicates (unless
-    --force): an active decision, pattern or anti-pattern whose normalized title
-    equals an active stored one, or, for a line without an id, an earlier line's.
+    and a history line the log already holds is skipped, so importing an export
+    twice is harmless (and an interrupted import run again finishes it). Skipped
+    as duplicates (unless --force): an active decision, pattern or anti-pattern
+    whose normalized title equals an active stored one, or, for a line without an
+    id, an earlier line's.
 
     --from bash-lore DIR reads every component of a data root written by the
     bash implementation of lore (journal, patterns, failures, inbox, evidence,
@@ -188,9 +199,10 @@ def import_cmd(
         source: Any = buffer.read() if buffer is not None else sys.stdin.read().encode("utf-8")
     else:
         path = Path(file)
-        if not path.is_file():
+        if not path.exists() or path.is_dir():
             hint = " (a bash-lore data root? add --from bash-lore)" if path.is_dir() else ""
             raise UsageError(f"no such file: {file}{hint}")
+        # A file, or anything that reads like one: /dev/null, a FIFO, <(...) (read whole).
         source = path
     show_bar = not as_json and _is_terminal(sys.stderr)
     bar: AbstractContextManager[Any] = _Bar() if show_bar else nullcontext()
@@ -312,7 +324,7 @@ def _write_stdout(chunks: list[bytes]) -> None:
     "kinds",
     multiple=True,
     metavar="KIND",
-    help="Only this kind (repeatable; singular or plural). Default: every kind import takes.",
+    help="Only this kind (repeatable; singular or plural). Default: every kind.",
 )
 @click.option(
     "--all/--active",
@@ -333,16 +345,21 @@ def _write_stdout(chunks: list[bytes]) -> None:
 def export_cmd(
     app: App, kinds: tuple[str, ...], include_hidden: bool, output: str, as_json: bool
 ) -> None:
-    """Write every record as JSONL that `lore import` reads back.
+    """Write every record of every kind, with its history, as JSONL `lore import` reads.
 
-    One line per record: {"kind": K, ...the record's fields as stored}, each in
-    its latest state (revisions folded in; their history is not carried). Kinds
-    in the order decision, pattern, anti-pattern, failure, observation, evidence,
-    concept; records oldest first. Importing the output into an empty data root
-    reproduces the same records, and exporting that root gives identical bytes.
+    A record is one line, {"kind": K, ...its fields as stored}: a logged record
+    (decision, failure, observation, evidence, concept, edge) as it was created,
+    followed by its revision lines ({"kind": K, "_op": "revise", ...} as stored);
+    a pattern as its file holds it, followed by its validations and flags
+    ({"kind": "pattern", "_op": "event", ...}); an anti-pattern, goal, session or
+    project as stored. Kinds in the order decision, pattern, anti-pattern,
+    failure, observation, evidence, concept, edge, goal, session, project; records
+    oldest first. Importing the output into an empty data root reproduces the
+    same files' records, and exporting that root gives identical bytes.
 
     With -o FILE a summary goes to stderr (with --json, as a JSON document on
-    stdout: {"ok": true, "file", "exported", "by_kind"}). --json needs -o.
+    stdout: {"ok": true, "file", "exported", "by_kind", "history"}: records, and
+    revision and event lines). --json needs -o.
 
     \b
     Examples:
@@ -356,9 +373,13 @@ def export_cmd(
         raise UsageError("--json needs -o FILE: without it stdout carries the JSONL itself")
     selected = export_kinds(kinds or None)
     counts: dict[str, int] = {}
+    history = 0
     chunks: list[bytes] = []
     for obj in export_records(app.store, selected, include_hidden=include_hidden):
-        counts[obj["kind"]] = counts.get(obj["kind"], 0) + 1
+        if "_op" in obj:
+            history += 1
+        else:
+            counts[obj["kind"]] = counts.get(obj["kind"], 0) + 1
         chunks.append(dumps_line(obj))
         if to_stdout and len(chunks) >= 1000:
             _write_stdout(chunks)
@@ -372,7 +393,13 @@ def export_cmd(
     write_output(Path(output), b"".join(chunks))
     total = sum(counts.values())
     if as_json:
-        emit_json({"ok": True, "file": output, "exported": total, "by_kind": counts})
+        emit_json(
+            {"ok": True, "file": output, "exported": total, "by_kind": counts, "history": history}
+        )
     else:
         detail = ", ".join(f"{k} {n}" for k, n in counts.items())
-        note(f"exported {_plural(total, 'record')}{f' ({detail})' if detail else ''} to {output}")
+        more = f" and {_plural(history, 'history line')}" if history else ""
+        note(
+            f"exported {_plural(total, 'record')}{f' ({detail})' if detail else ''}{more} "
+            f"to {output}"
+        )

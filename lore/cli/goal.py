@@ -170,7 +170,12 @@ def goal_show_cmd(app: App, goal_id: str, as_json: bool) -> None:
 @click.option(
     "--add-criterion", "add_criteria", multiple=True, help="A new criterion (repeatable)."
 )
-@click.option("--met", "met", multiple=True, help="Mark criterion sc-N met (repeatable).")
+@click.option(
+    "--met",
+    "met",
+    multiple=True,
+    help="Mark a criterion met, by its id (sc-...) or its exact text (repeatable).",
+)
 @click.option(
     "--depends-on", "depends_on", multiple=True, help="A goal this one waits for (repeatable)."
 )
@@ -193,6 +198,10 @@ def goal_update_cmd(
     as_json: bool,
 ) -> None:
     """Change the goal GOAL_ID in one atomic update that keeps the file's hand edits.
+
+    A criterion added here gets the id sc- and 6 random hex digits (two clones adding
+    criteria to one goal never give two the same id); --met takes an id or a
+    criterion's exact text, so one added in the same command can be met at once.
 
     A bad value, an unknown criterion or goal, or a dependency that would close a
     cycle is refused and changes nothing. With --json: {"ok", "id", "completion",

@@ -80,14 +80,20 @@ def ingest_cmd(
     if as_json:
         emit_json(doc)
     else:
-        _render(doc)
+        _render(doc, paths)
     for rule in doc["rule_of_three"]:
         rule_of_three_note(rule)
 
 
-def _render(doc: dict[str, Any]) -> None:
+def _render(doc: dict[str, Any], paths: tuple[str, ...]) -> None:
     files = doc["files"]
     verb = "would write" if doc["dry_run"] else "wrote"
+    if not files and paths:
+        note(
+            f"no transcript to read in {', '.join(paths)} "
+            "(empty, or no .jsonl or .json transcript in a folder)"
+        )
+        return
     if not files:
         where = doc["repository"] or "any project"
         note(f"no agent transcripts found for {where}")
@@ -108,7 +114,8 @@ def _render(doc: dict[str, Any]) -> None:
         if report.get("session_record"):
             counts.append(f"session {report['session_record']}")
         if report.get("skipped_lines"):
-            counts.append(f"{report['skipped_lines']} lines skipped")
+            skipped = report["skipped_lines"]
+            counts.append(f"{skipped} line{'s' if skipped != 1 else ''} skipped")
         echo(f"{report['agent']}  {report['transcript']}  ({', '.join(said)}): {', '.join(counts)}")
     totals = doc["totals"]
     read = totals["files"] - totals["unchanged"]

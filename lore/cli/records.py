@@ -68,7 +68,7 @@ def show_cmd(app: App, record_id: str, history: bool, source: bool, as_json: boo
     present only when there is some). With --source, a record `lore ingest` wrote
     is followed by the transcript lines its provenance names, readable (--json: a
     "source_lines" object); a record without provenance is refused (exit 4), a transcript
-    that is gone is exit 3.
+    that is gone (or now shorter than the lines named) is exit 3.
     """
     from lore.errors import NotFoundError
     from lore.usecases.core import show
@@ -121,7 +121,10 @@ def render_record(
     for key, value in data.items():
         if key == "id" or value in (None, "", [], {}):
             continue
-        echo(f"  {key}: {_render_value(value)}")
+        first, *rest = _render_value(value).split("\n")
+        echo(f"  {key}: {first}")
+        for more in rest:  # indented under the value, never read as another field
+            echo(f"    {more}")
     if history:
         echo("history:")
         for line in history:

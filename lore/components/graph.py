@@ -51,4 +51,5 @@ class Edge(Record):
     status: str = text("active", choices=STATUSES)
 
     def references(self) -> list[tuple[str, str, str]]:
-        return [("src", self.src, "any"), ("dst", self.dst, "any")]
+        ends = (("src", self.src), ("dst", self.dst))
+        return [(name, end, "any") for name, end in ends if isinstance(end, str) and end]

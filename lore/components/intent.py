@@ -21,6 +21,7 @@ OPEN_STATUSES = ("draft", "active", "blocked")
 PRIORITIES = ("low", "medium", "high", "critical")
 CRITERION_PREFIX = "sc-"
 _CRITERION_ID = re.compile(r"^sc-([1-9][0-9]*)$")
+_ANY_CRITERION_ID = re.compile(r"^sc-[0-9a-z][0-9a-z-]*$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -87,16 +88,29 @@ def completion(criteria: Iterable[Any]) -> tuple[int, int]:
 
 
 def with_ids(criteria: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Criteria with an ``id`` each: kept where present, else the next free ``sc-N``.
+    """Criteria with an ``id`` each, no two alike: kept where present and unique, else the
+    next free ``sc-N``.
 
     Criteria written before ids existed get theirs by position (``sc-1`` first), so
-    the same file always gives the same ids.
+    the same file always gives the same ids. An id that repeats (two clones each added
+    ``sc-3`` before added criteria got random ids, and git kept both) reads as
+    ``sc-3``, ``sc-3-2``, ``sc-3-3``... in file order, so each can be named.
     """
     used = {_number(c.get("id")) for c in criteria} - {0}
+    taken = {c.get("id") for c in criteria if _valid_id(c.get("id"))}
+    seen: dict[str, int] = {}
     out = []
     for position, item in enumerate(criteria, 1):
-        if _number(item.get("id")):
-            out.append(item)
+        rid = item.get("id")
+        if isinstance(rid, str) and _valid_id(rid):
+            count = seen[rid] = seen.get(rid, 0) + 1
+            if count == 1:
+                out.append(item)
+                continue
+            while f"{rid}-{count}" in taken:
+                count += 1
+            taken.add(f"{rid}-{count}")
+            out.append({**item, "id": f"{rid}-{count}"})
             continue
         n = position if position not in used else max(used | {0}) + 1
         used.add(n)
@@ -104,10 +118,26 @@ def with_ids(criteria: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def first_criterion_ids(count: int) -> list[str]:
+    """A new goal's criteria: ``sc-1``, ``sc-2``, ... (its file is new: no one else has
+    added any)."""
+    return [f"{CRITERION_PREFIX}{n}" for n in range(1, count + 1)]
+
+
 def next_criterion_id(criteria: list[dict[str, Any]]) -> str:
-    """A new criterion's id: one past the highest ever given (ids are never reused)."""
-    top = max((_number(c.get("id")) for c in criteria), default=0)
-    return f"{CRITERION_PREFIX}{top + 1}"
+    """A criterion added to an existing goal: ``sc-`` and 6 random hex digits, so two
+    clones adding criteria to one goal at once never give two the same id."""
+    import os
+
+    taken = {c.get("id") for c in criteria}
+    while True:
+        rid = f"{CRITERION_PREFIX}{os.urandom(3).hex()}"
+        if rid not in taken:
+            return rid
+
+
+def _valid_id(value: Any) -> bool:
+    return isinstance(value, str) and bool(_ANY_CRITERION_ID.match(value))
 
 
 def _number(value: Any) -> int:

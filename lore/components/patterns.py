@@ -3,7 +3,9 @@ rules that move a pattern's confidence (validate, flag) and invert a harmful one
 
 ``patterns/data/patterns/pat-*.yaml`` and ``patterns/data/anti-patterns/anti-*.yaml``:
 one file per record, so two clones adding different patterns never conflict, and
-hand-written comments survive lore's own updates.
+hand-written comments survive lore's own updates. Validations and flags are events in
+``patterns/data/pattern-events.jsonl`` (union-merged, so two clones validating at once
+both count), folded into the pattern's document on every read.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from typing import Any
 
 from lore.model import HIDDEN_STATUSES, Dir, Kind, Record, ref, register, text, texts
 
+EVENTS_FILE = "pattern-events.jsonl"
+EVENT_TYPES = ("validate", "flag")
 STATUSES = ("active", "retracted", "superseded", "deprecated", "archived")
 ANTI_STATUSES = ("active", "retracted", "superseded", "archived")
 SEVERITIES = ("low", "medium", "high", "critical")
@@ -27,7 +31,7 @@ class Pattern(Record):
         "pattern",
         "pat",
         "patterns",
-        Dir("patterns", ".yaml"),
+        Dir("patterns", ".yaml", events=EVENTS_FILE),
         title="name",
         search=("name", "context", "problem", "solution", "category", "examples", "tags"),
     )
@@ -50,6 +54,15 @@ class Pattern(Record):
     def hidden(self) -> bool:
         # A deprecated (inverted) pattern is never suggested again.
         return self.status in HIDDEN_STATUSES or self.status == "deprecated"
+
+    EVENT_TYPES = EVENT_TYPES
+
+    @classmethod
+    def fold_events(cls, state: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
+        """The document's ``validations``, ``confidence`` and ``flags`` (what lore wrote
+        there before events existed, or by hand) with every validation and flag event
+        applied in time order; a deprecated pattern's confidence stays 0."""
+        return apply_events(state, events)
 
     def problems(self) -> list[tuple[str, str]]:
         found = super().problems()
@@ -103,6 +116,64 @@ def validated(confidence: float) -> float:
 def flagged(confidence: float, flag_type: str) -> float:
     """Confidence after one flag of ``flag_type``: ``-FLAG_PENALTY[type]``, at least 0."""
     return round(max(0.0, float(confidence) - FLAG_PENALTY[flag_type]), 6)
+
+
+def _number(value: Any, default: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return default
+    return float(value)
+
+
+def apply_events(state: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
+    """See ``Pattern.fold_events``; events of an unknown type are skipped (validate names
+    them). Hand-edited values of the wrong type read as the defaults."""
+    if not events and state.get("status") != "deprecated":
+        return state
+    out = dict(state)
+    confidence = _number(out.get("confidence"), 0.5)
+    validations = int(_number(out.get("validations"), 0))
+    flags = [f for f in out.get("flags") or [] if isinstance(f, dict)]
+    for event in events:
+        kind = event.get("type")
+        if kind == "validate":
+            validations += 1
+            confidence = validated(min(max(confidence, 0.0), 1.0))
+        elif kind == "flag" and event.get("flag") in FLAG_TYPES:
+            flag_type = str(event["flag"])
+            flags.append(
+                {
+                    "timestamp": event.get("timestamp"),
+                    "type": flag_type,
+                    "reason": event.get("reason", ""),
+                }
+            )
+            confidence = flagged(min(max(confidence, 0.0), 1.0), flag_type)
+    if events:
+        out.update(confidence=confidence, validations=validations, flags=flags)
+    if out.get("status") == "deprecated":
+        out["confidence"] = 0.0
+    return out
+
+
+class AlreadyDone(Exception):
+    """A validation ``by`` a given decision that the pattern already holds."""
+
+
+def validation_event(
+    pattern_id: str, state: dict[str, Any], events: list[dict[str, Any]], by: str | None
+) -> dict[str, Any]:
+    """The ``validate`` event for a pattern in ``state`` (its events so far: ``events``).
+
+    Only an active pattern is validated (``ValueError`` says why not); a validation
+    ``by`` a decision that already validated it raises ``AlreadyDone``, so a review run
+    again never counts twice.
+    """
+    status = state.get("status", "active")
+    if status != "active":
+        raise ValueError(f"{pattern_id} is {status}; only an active pattern can be validated")
+    if by is not None and any(e.get("type") == "validate" and e.get("by") == by for e in events):
+        raise AlreadyDone(by)
+    return {"type": "validate", "by": by} if by is not None else {"type": "validate"}
 
 
 def harmful_count(flags: list[Any]) -> int:

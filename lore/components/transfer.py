@@ -156,9 +156,23 @@ def start(
         session.blockers = list(parent.blockers)
         session.questions = list(parent.questions)
         session.threads = list(parent.threads)
-    store.add([session])
-    if point and not env:
-        set_pointer(store, project, session.id)
+    if not (point and not env):
+        store.add([session])
+        return session
+    # The pointer first: when it cannot be written (a read-only cache), no session is
+    # made, rather than an open one nothing points at on every try.
+    path = _pointer(store, project)
+    try:
+        before: str | None = path.read_text(encoding="utf-8").strip() or None
+    except OSError:
+        before = None
+    set_pointer(store, project, session.id)
+    try:
+        store.add([session])
+    except BaseException:
+        with contextlib.suppress(OSError):
+            set_pointer(store, project, before)
+        raise
     return session
 
 

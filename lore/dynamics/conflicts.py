@@ -55,8 +55,8 @@ class Divergence(NamedTuple):
         return (
             f"{self.field} was set to {a.value!r} (line {a.line}, {a.timestamp}) and to "
             f"{b.value!r} (line {b.line}, {b.timestamp}) without either seeing the other "
-            f"(two clones merged); {b.value!r}, the later, is kept: lore consolidate "
-            "proposes the settlement"
+            f"(two clones merged; lore consolidate proposes the settlement); {b.value!r}, the "
+            "later, is kept: set the one that is right with a new revision"
         )
 
 

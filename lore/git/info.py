@@ -17,6 +17,13 @@ class Repo(NamedTuple):  # not a frozen dataclass: those cost capture start-up t
 
     @property
     def name(self) -> str:
+        """The project's name: the repository's directory, and for a linked worktree
+        (``git worktree add``) its main repository's, so every worktree of one project
+        shares its memory. A bare main repository ``x.git`` names ``x``."""
+        if self.common_dir != self.git_dir:
+            if self.common_dir.name == ".git":
+                return self.common_dir.parent.name
+            return self.common_dir.name.removesuffix(".git") or self.top.name
         return self.top.name
 
     def head(self) -> str | None:

@@ -46,9 +46,20 @@ def git(root: Path, *args: str, check: bool = True, timeout: float = 120) -> Don
 
 
 def reason(done: Done) -> str:
-    """git's own one-line reason: its first ``fatal:``/``error:`` line, else its last line."""
-    lines = [line.strip() for line in (done.err or done.out).splitlines() if line.strip()]
-    for line in lines:
-        if line.startswith(("fatal:", "error:")):
-            return line.split(":", 1)[1].strip()
+    """git's own reason: its first ``fatal:``/``error:`` line with the indented lines that
+    follow it (the files it names), else its last line."""
+    raw = (done.err or done.out).splitlines()
+    for index, line in enumerate(raw):
+        text = line.strip()
+        if text.startswith(("fatal:", "error:")):
+            found = text.split(":", 1)[1].strip()
+            names = []
+            for follow in raw[index + 1 :]:
+                if not follow[:1].isspace() or not follow.strip():
+                    break
+                names.append(follow.strip())
+            if names:
+                found = f"{found.rstrip(':')}: {', '.join(names)}"
+            return found
+    lines = [line.strip() for line in raw if line.strip()]
     return lines[-1] if lines else f"exit {done.code}"

@@ -3,6 +3,9 @@
 Git is the distributed engine: logs merge by union (``lore init --git``), documents are
 one file per record. This use case only drives git (through ``lore.git.run``) and reads
 its diffs to say how many records went each way; it never edits a data file itself.
+Whenever git changes files it holds the root's lock exclusively, so no write another
+lore process acknowledges can be overwritten or left half-committed; it commits only
+lore's own files, never a log that lost lines, and finishes a sync that was killed.
 A merge git cannot finish is aborted, so the clone is left as it was before the pull.
 """
 
@@ -13,7 +16,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from lore.errors import ConflictError, LoreError, UsageError
+from lore.errors import ConflictError, DataError, LoreError, UsageError
+from lore.git.files import ensure_attributes, lost_lines, own_files
 from lore.git.run import git, reason
 
 MODES = ("merge", "rebase")
@@ -43,8 +47,10 @@ def sync(
         raise UsageError(
             f"sync mode {mode!r} is not one of {', '.join(MODES)} (git config lore.syncMode)"
         )
-    _refuse_unfinished(root)
-    committed = _commit(root, message)
+    with _holding(root):
+        recovered = _recover(root)
+        ensure_attributes(root)
+        committed = _commit(root, message)
     upstream = git(
         root, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}", check=False
     ).out.strip()
@@ -59,16 +65,22 @@ def sync(
         "pulled": False,
         "pushed": False,
     }
+    if recovered:
+        result["recovered"] = recovered
     if not upstream:
         return result
     remote, _, branch = upstream.partition("/")
     for _ in range(_PUSH_TRIES):
-        git(root, "fetch", "-q", remote)
+        git(root, "fetch", "-q", remote)  # changes no file of the work tree: no lock
         received = count_changes(root, "HEAD...@{upstream}")
         _add(result["received"], received)
         behind = int(git(root, "rev-list", "--count", "HEAD..@{upstream}").out)
         if behind:
-            _integrate(root, mode)
+            with _holding(root):
+                # Records written since the first commit go in first: git merges and
+                # rebases only a clean work tree, and these must not be lost to it.
+                _fold_commit(result["committed"], _commit(root, message))
+                _integrate(root, mode)
             result["pulled"] = True
         ahead = int(git(root, "rev-list", "--count", "@{upstream}..HEAD").out)
         if not push or not ahead:
@@ -88,6 +100,13 @@ def sync(
     return result
 
 
+def _holding(root: Path) -> Any:
+    """The root's lock, exclusively: every lore writer waits while git changes files."""
+    from lore.storage.lock import root_locked
+
+    return root_locked(root, exclusive=True, why="lore sync is running git there")
+
+
 def _check_repository(root: Path) -> None:
     if not root.is_dir():
         raise LoreError(f"the data root {root} does not exist; run lore init --git")
@@ -99,17 +118,38 @@ def _check_repository(root: Path) -> None:
         )
 
 
-def _refuse_unfinished(root: Path) -> None:
-    unmerged = _unmerged(root)
-    git_dir = Path(git(root, "rev-parse", "--absolute-git-dir").out.strip())
-    busy = [n for n in ("MERGE_HEAD", "rebase-merge", "rebase-apply") if (git_dir / n).exists()]
-    if unmerged or busy:
+def _recover(root: Path) -> str | None:
+    """Finish what a killed ``lore sync`` left (the caller holds the root's lock).
+
+    Its merge or rebase is aborted: while it stood unfinished lore refused every write
+    (``lore.store.guard``), and everything written before it was committed first, so
+    the abort gives back that commit with every record. A merge or rebase someone
+    started by hand is theirs to finish: refused, with the way that loses nothing.
+    Returns what was recovered ("merge" or "rebase"), if anything.
+    """
+    from lore.store.guard import SYNC_MARKER, git_dir, unfinished, unfinished_message
+
+    where = git_dir(root)
+    marker = where / SYNC_MARKER if where is not None else None
+    busy = unfinished(root)
+    if busy is not None:
+        operation, by_lore = busy
+        if not by_lore:
+            raise ConflictError(unfinished_message(root, operation, False), files=_unmerged(root))
+        aborted = git(root, operation, "--abort", check=False)
+        if aborted.code != 0 and unfinished(root) is not None:
+            raise LoreError(f"git {operation} --abort failed: {reason(aborted)}")
+    if marker is not None and marker.exists():
+        marker.unlink()
+        return busy[0] if busy is not None else None
+    if _unmerged(root):
+        files = _unmerged(root)
         raise ConflictError(
-            "git needs a person first: a merge or rebase is unfinished"
-            + (f" in {', '.join(unmerged)}" if unmerged else "")
-            + "; resolve it (or abort it), commit, run `lore validate`, then lore sync again",
-            files=unmerged,
+            f"{', '.join(files)} {'is' if len(files) == 1 else 'are'} unmerged in git's index; "
+            "edit each file, `git add` it and `git commit`, then `lore validate` and lore sync",
+            files=files,
         )
+    return None
 
 
 def _unmerged(root: Path) -> list[str]:
@@ -118,15 +158,33 @@ def _unmerged(root: Path) -> list[str]:
 
 
 def _commit(root: Path, message: str | None) -> dict[str, Any]:
-    git(root, "add", "-A", "--", ".")
-    staged = git(root, "diff", "--cached", "--name-only").out.strip()
-    counts = _empty()
-    if not staged:
-        return {"commit": None, **counts}
     has_head = git(root, "rev-parse", "-q", "--verify", "HEAD", check=False).code == 0
+    files = own_files(root)
+    if not files:
+        return {"commit": None, **_empty()}
+    if has_head:
+        lost = lost_lines(root)
+        if lost:
+            what = ", ".join(
+                f"{path} ({n} record{'s' if n != 1 else ''})" for path, n in lost.items()
+            )
+            raise DataError(
+                f"refusing to commit: {what} lost lines it held at the last commit, which "
+                "would delete those records for every clone; see what is missing with "
+                f"`git -C {root} diff HEAD -- <file>` and put it back (`git -C {root} "
+                "checkout HEAD -- <file>` restores the committed file; then add the "
+                "lines written since). If the removal is intended, commit it yourself "
+                "with git",
+                files=sorted(lost),
+            )
+    literal = [f":(literal){name}" for name in files]
+    git(root, "add", "-A", "--", *literal)
+    staged = git(root, "diff", "--cached", "--name-only").out.strip()
+    if not staged:
+        return {"commit": None, **_empty()}
     counts = count_changes(root, "--cached") if has_head else _count_files(root)
     text = message or _message(counts)
-    done = git(root, "commit", "-q", "-m", text, check=False)
+    done = git(root, "commit", "-q", "-m", text, "--", *literal, check=False)
     if done.code != 0:
         detail = (done.err or done.out).strip()
         if "identity" in detail or "user.email" in detail:
@@ -139,24 +197,55 @@ def _commit(root: Path, message: str | None) -> dict[str, Any]:
     return {"commit": sha, **counts}
 
 
+def _fold_commit(into: dict[str, Any], more: dict[str, Any]) -> None:
+    """A second commit of the same sync, counted with the first."""
+    if more["commit"] is None:
+        return
+    into["commit"] = more["commit"]
+    _add(into, more)
+
+
 def _integrate(root: Path, mode: str) -> None:
+    """Merge or rebase onto the upstream (the caller holds the root's lock).
+
+    A marker in the git directory says a lore sync is inside git's merge or rebase, so
+    a sync killed there is recognised (and writes refused) until ``_recover`` runs.
+    """
+    from lore.store.guard import SYNC_MARKER, git_dir
+
+    where = git_dir(root)
+    marker = where / SYNC_MARKER if where is not None else None
+    if marker is not None:
+        marker.write_text(f"{mode}\n", encoding="utf-8")
+    from lore.git.mergemap import driver_config
+
+    drivers = driver_config()  # projects.yaml merges by entry (lore.git.mergemap)
     if mode == "merge":
-        done = git(root, "merge", "-q", "--no-edit", "@{upstream}", check=False)
+        done = git(root, *drivers, "merge", "-q", "--no-edit", "@{upstream}", check=False)
         abort = ("merge", "--abort")
     else:
-        done = git(root, "rebase", "-q", "@{upstream}", check=False)
+        done = git(root, *drivers, "rebase", "-q", "@{upstream}", check=False)
         abort = ("rebase", "--abort")
-    if done.code == 0:
-        return
-    files = _unmerged(root)
-    git(root, *abort, check=False)
+    try:
+        if done.code == 0:
+            return
+        files = _unmerged(root)
+        git(root, *abort, check=False)
+    finally:
+        if marker is not None:
+            marker.unlink(missing_ok=True)
     if not files:
         raise LoreError(f"git {mode} failed: {reason(done)}")
+    pull, finish = (
+        ("git pull --rebase", "git rebase --continue")
+        if mode == "rebase"
+        else ("git pull --no-rebase", "git commit")
+    )
     raise ConflictError(
         f"git cannot {mode} by itself: {', '.join(files)} changed on both sides. "
-        f"Nothing was lost: your commit stays as it was. Resolve by hand: `git pull"
-        f"{' --rebase' if mode == 'rebase' else ''}` in {root}, edit each file, `git add` it, "
-        "finish the merge, run `lore validate`, then `lore sync`",
+        f"Nothing was lost: your commit stays as it was. Resolve by hand: `{pull}` in "
+        f"{root}, edit each file, `git add` it, finish with `{finish}` (lore writes "
+        "nothing until then), run `lore validate`, then `lore sync`",
         files=files,
     )
 

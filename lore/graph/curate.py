@@ -49,6 +49,16 @@ def add_concept(
     aliases: list[str] | None = None,
     allow_secret: bool = False,
 ) -> Record:
+    concept = new_concept(store, name, definition=definition, aliases=aliases)
+    _check(concept, allow_secret)
+    store.add([concept])
+    return concept
+
+
+def new_concept(
+    store: Store, name: str, *, definition: str = "", aliases: list[str] | None = None
+) -> Record:
+    """The concept ``name`` (not stored); a duplicate name is refused."""
     from lore.components.graph import Concept
 
     name = " ".join(name.split())
@@ -66,8 +76,6 @@ def add_concept(
         description=definition.strip(),
         aliases=list(aliases or []),
     )
-    _check(concept, allow_secret)
-    store.add([concept])
     return concept
 
 
@@ -145,8 +153,9 @@ def promote(
         _end(store, member, "member")
     concept = find_concept(store, name)
     created = concept is None
-    if concept is None:
-        concept = add_concept(store, name, definition=definition, allow_secret=allow_secret)
+    if concept is None:  # stored below, in one write with its edges
+        concept = new_concept(store, name, definition=definition)
+        _check(concept, allow_secret)
     edges = []
     for member in dict.fromkeys(members):
         if _active_edges(store, member, concept.id, "grounds"):
@@ -160,8 +169,8 @@ def promote(
         )
         _check(edge, allow_secret)
         edges.append(edge)
-    if edges:
-        store.add(edges)
+    if created or edges:  # the concept and its edges together, or nothing
+        store.add([concept, *edges] if created else edges)
     return {
         "concept": concept.to_dict(),
         "created": created,

@@ -74,10 +74,30 @@ def to_json(graph: Any) -> str:
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+# Characters XML 1.0 does not allow (controls but tab, newline and return; surrogates;
+# U+FFFE and U+FFFF): a GraphML file holding one is not well-formed, so no tool reads it.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_text(value: Any) -> Any:
+    """A string with the characters XML cannot hold written as ``\\xNN`` (visible, and
+    read back as the same text); anything else as it is."""
+    if not isinstance(value, str) or not _NOT_XML.search(value):
+        return value
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", value)
+
+
 def to_graphml(graph: Any) -> str:
     import networkx as nx
 
-    return "\n".join(nx.generate_graphml(graph)) + "\n"
+    clean = nx.relabel_nodes(graph, {n: _xml_text(n) for n in graph.nodes}, copy=True)
+    for _, attrs in clean.nodes(data=True):
+        for key, value in attrs.items():
+            attrs[key] = _xml_text(value)
+    for _, _, attrs in clean.edges(data=True):
+        for key, value in attrs.items():
+            attrs[key] = _xml_text(value)
+    return "\n".join(nx.generate_graphml(clean)) + "\n"
 
 
 def _dot_quote(text: str) -> str:

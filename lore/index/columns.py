@@ -16,8 +16,10 @@ import orjson
 from lore import clock
 from lore.errors import LoreError
 from lore.model import Dir, Log, Record, kind_class
+from lore.store.coerce import read
 from lore.store.core import Store
 from lore.store.documents import read_fast
+from lore.store.events import folded
 from lore.store.fold import fold
 
 SEARCH_KINDS = (
@@ -470,11 +472,12 @@ class Columns:
                         handle.seek(offset)
                         rows.append((offset, orjson.loads(handle.read(length))))
                 states, _ = fold(rows, str(location))
-                record = cls.from_dict(states[self.id_of(doc)])
+                record = read(cls, states[self.id_of(doc)])
             elif isinstance(storage, Dir):
                 name = self.files.get(doc) or self.id_of(doc) + storage.suffix
-                record = cls.from_dict(read_fast(location / name))
+                record = read(cls, read_fast(location / name))
                 record.id = record.id or name[: -len(storage.suffix)]
+                record = folded(store, cls, record)
         if record is None or record.id != self.id_of(doc):
             return store.get(self.id_of(doc))  # the file moved under us: the slow, sure way
         return record

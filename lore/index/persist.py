@@ -272,10 +272,15 @@ def save_kept(store: Store) -> bool:
 
 
 def rebuild(store: Store) -> Index:
-    """Build the index from nothing but the files, and save it."""
+    """Build the index from nothing but the files, and save it. Asked for explicitly, so
+    an index that cannot be saved (a read-only cache) is an ``OSError`` naming the path,
+    never a success that saved nothing."""
+    from lore.storage.atomic import atomic_write
+
     index = Index(str(store.path))
     index.refresh(store)
-    save(index, store.root)
+    atomic_write(index_path(store.root), index.dumps())
+    index.changed = False
     return index
 
 

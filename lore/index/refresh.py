@@ -19,8 +19,11 @@ from lore.errors import LoreError
 from lore.index.columns import SEARCH_KINDS, _unpack
 from lore.index.write import Writable
 from lore.model import Dir, Record, kind_class
+from lore.storage.jsonl import BOM
+from lore.store.coerce import read
 from lore.store.core import Store
 from lore.store.documents import read_fast
+from lore.store.events import read_events, with_events
 from lore.store.fold import REVISE, fold
 
 TAIL_BYTES = 4096  # an appended log is trusted when the bytes before the old end are unchanged
@@ -30,6 +33,11 @@ COMPACT_DEAD_SHARE = 0.25
 
 class Refreshable(Writable):
     """The columns, kept in step with the files they were read from."""
+
+    # During one refresh of a kind that keeps an events log (patterns): its events, and
+    # the log's (size, mtime, inode) to remember.
+    _events: dict[str, list[dict[str, Any]]] | None = None
+    _events_stamp: tuple[int, int, int] | None = None
 
     def refresh(self, store: Store, kinds: tuple[str, ...] = SEARCH_KINDS) -> bool:
         """Bring the index up to date with the files (of ``kinds``: each kind's freshness
@@ -48,9 +56,11 @@ class Refreshable(Writable):
             path, suffix = where
             # Known locations: a kind's module is imported only if its files changed.
             if suffix:
-                if watch is not None and kind in self.sources and watch.quiet(path):
+                events = self._events_changed(kind, Path(path))
+                if not events and watch is not None and kind in self.sources and watch.quiet(path):
                     continue
                 self._refresh_dir(kind, Path(path), suffix)
+                self._events = self._events_stamp = None
             else:
                 self._refresh_log(kind, Path(path))
         dead = len(self.dead)
@@ -64,7 +74,9 @@ class Refreshable(Writable):
         source = self.sources.get(kind)
         try:
             st = os.stat(path)
-        except FileNotFoundError:
+            if not stat.S_ISREG(st.st_mode):  # a directory (or worse) where the log should
+                raise FileNotFoundError  # be: no records to search; the store reports it
+        except (FileNotFoundError, NotADirectoryError):
             if source is None or source.get("fp") is not None:
                 self._kill_kind(kind)
                 self.sources[kind] = {"fp": None}
@@ -91,7 +103,7 @@ class Refreshable(Writable):
         states, _ = fold([(offset, obj) for offset, _, obj in rows], str(path))
         spans, revisions = _spans(rows)
         for rid, state in states.items():
-            self._add(cls.from_dict(state), spans[rid], revisions.pop(rid, []))
+            self._add(read(cls, state), spans[rid], revisions.pop(rid, []))
         self.sources[kind] = _log_source(data, st, len(data), revisions)
         self.changed = True
 
@@ -160,7 +172,7 @@ class Refreshable(Writable):
                 rows.append((offset, orjson.loads(line)))
         states, _ = fold(rows, str(path))
         if rid in states:
-            self._add(cls.from_dict(states[rid]), spans[0], list(spans[1:]))
+            self._add(read(cls, states[rid]), spans[0], list(spans[1:]))
 
     # -- documents --
 
@@ -215,15 +227,47 @@ class Refreshable(Writable):
             "docs": new_docs.tobytes(),
             "dir": _settled(here, listed_at),
         }
+        if self._events_stamp is not None:
+            self.sources[kind]["events"] = self._events_stamp
         self.changed = True
+
+    def _events_changed(self, kind: str, folder: Path) -> bool:
+        """For a kind that keeps an events log beside its folder (patterns): whether the
+        log changed since the last refresh. If it did, every document of the kind is read
+        again (its state folds those events in); the log's events are loaded for that."""
+        cls = kind_class(kind)
+        storage = cls.KIND.storage
+        if not isinstance(storage, Dir) or not storage.events:
+            return False
+        path = folder.parent / storage.events
+        try:
+            st = os.stat(path)
+            stamp: tuple[int, int, int] | None = (st.st_size, st.st_mtime_ns, st.st_ino)
+        except OSError:
+            stamp = None
+        self._events_stamp = stamp
+        source = self.sources.get(kind)
+        if source is not None and tuple(source.get("events") or ()) == tuple(stamp or ()):
+            return False
+        self._events = read_events(path)
+        if source is None:
+            return False
+        # Fingerprints that match nothing: every document is read again.
+        source["fps"] = bytes(len(source.get("fps") or b""))
+        source["events"] = stamp
+        return True
 
     def _add_document(self, cls: type[Record], file: Path) -> int:
         try:
-            record = cls.from_dict(read_fast(file))
+            record = read(cls, read_fast(file))
         except (OSError, ValueError, LoreError):  # unreadable: validate reports it, we skip it
             return -1
         suffix = cls.KIND.storage.suffix  # type: ignore[union-attr]
         record.id = record.id or file.name[: -len(suffix)]
+        if self._events is None and cls.KIND.storage.events:  # type: ignore[union-attr]
+            self._events = read_events(file.parent.parent / cls.KIND.storage.events)  # type: ignore[union-attr]
+        if self._events:
+            record = with_events(cls, record, self._events)
         doc = self._add(record, (-1, 0), [])
         if doc >= 0 and file.name != f"{record.id}{suffix}":
             self.files[doc] = file.name
@@ -326,6 +370,8 @@ def _rows(data: bytes, base: int) -> list[tuple[int, int, dict[str, Any]]]:
     rows = []
     loads = orjson.loads
     pos = base
+    if base == 0 and data.startswith(BOM):  # a byte-order mark an editor put first
+        data, pos = data[len(BOM) :], len(BOM)
     for line in data.split(b"\n"):
         length = len(line)
         if length and not line.isspace():

@@ -160,6 +160,8 @@ def candidates_of(event: Event) -> list[tuple[str, str]]:
             continue
         if len(words(sentence)) < rules.MIN_WORDS or is_acknowledgement(sentence):
             continue
+        if rules.REASSURANCE.search(sentence):
+            continue
         for rule in rules.CANDIDATES:
             if rule.who not in ("both", who) or not rule.pattern.search(sentence):
                 continue

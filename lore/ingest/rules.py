@@ -255,6 +255,14 @@ CANDIDATES: tuple[Candidate, ...] = (
         ),
     ),
 )
+# Reassurance starts like a correction ("no, ...", "don't ...", "never ...") and asks for
+# nothing: such a sentence is never a candidate.
+REASSURANCE = re.compile(
+    r"^(?:(?:no+|nope|oh|ah|ok(?:ay)?)\W+)?(?:(?:please\s+)?(?:don'?t|do not) worry"
+    r"|never ?mind|no (?:worries|problem)|(?:that'?s|that is|it'?s|it is) (?:fine|ok(?:ay)?"
+    r"|alright|all right|good))\b",
+    re.I,
+)
 # Short acknowledgements are never candidates, requests, or open items.
 _ACK = (
     "ok okay k yes yep yeah ya y sure thanks thank you thx ty great perfect nice cool good "

@@ -29,12 +29,19 @@ def expand(record: dict[str, Any]) -> dict[str, Any]:
     path = Path(str(found.get("transcript")))
     first, last = found["lines"]
     try:
-        raw = path.read_bytes()
+        raw = path.read_bytes().removeprefix(b"\xef\xbb\xbf")  # an editor's byte-order mark
     except OSError as exc:
         raise NotFoundError(
             f"{path}: cannot read the transcript ({exc.strerror or exc}); it was moved or deleted",
             file=str(path),
         ) from None
+    count = len(raw.splitlines())
+    if first > count:  # the lines are gone: say so, never an empty "source:"
+        raise NotFoundError(
+            f"{path}: the transcript has {count} line{'' if count == 1 else 's'} now, not "
+            f"lines {first}-{last}: it was truncated or replaced since it was ingested",
+            file=str(path),
+        )
     if path.suffix == ".json" and raw.lstrip().startswith(b"{"):
         entries = _document(raw.decode("utf-8", "replace"), first, last)
     else:

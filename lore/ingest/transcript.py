@@ -21,6 +21,7 @@ SNIFF_BYTES = 256 * 1024
 SNIFF_LINES = 30
 CHUNK = 4 * 1024 * 1024
 MAX_DOCUMENT = 256 * 1024 * 1024
+BOM = b"\xef\xbb\xbf"
 
 
 def sniff(path: Path) -> tuple[str, bool] | None:
@@ -33,6 +34,7 @@ def sniff(path: Path) -> tuple[str, bool] | None:
         raise InvalidInputError(
             f"{path}: cannot read it ({exc.strerror})", file=str(path)
         ) from None
+    head = head.removeprefix(BOM)
     if not head.strip():
         return None
     seen = ""
@@ -54,7 +56,7 @@ def sniff(path: Path) -> tuple[str, bool] | None:
         seen = seen or f"line {number} is {_shape(obj)}"
     if not parsed and head.lstrip().startswith(b"{") and path.stat().st_size <= MAX_DOCUMENT:
         try:
-            data = orjson.loads(path.read_bytes())
+            data = orjson.loads(path.read_bytes().removeprefix(BOM))
         except orjson.JSONDecodeError:
             data = None
         if gemini.looks_like(data):
@@ -91,6 +93,8 @@ def read(path: Path, reader: Any, *, offset: int = 0, line: int = 0, whole: bool
     skipped: list[int] = []
     last: list[Any] = []
     with open(path, "rb") as handle:
+        if offset == 0 and handle.read(len(BOM)) == BOM:
+            offset = len(BOM)  # an editor's byte-order mark: the first line starts after it
         handle.seek(offset)
         rest = b""
         while True:
@@ -138,14 +142,15 @@ def read(path: Path, reader: Any, *, offset: int = 0, line: int = 0, whole: bool
 
 
 def _document(path: Path, reader: Any) -> Read:
-    raw = path.read_bytes()
+    whole = path.read_bytes()
+    raw = whole.removeprefix(BOM)
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        return Read([], len(raw), raw.count(b"\n"), [], [1])  # being rewritten: next run
+        return Read([], len(whole), raw.count(b"\n"), [], [1])  # being rewritten: next run
     text = raw.decode("utf-8", "replace")
     events = reader.document(data, text) if isinstance(data, dict) else []
-    return Read(events, len(raw), raw.count(b"\n"), [0, digest(text)], [])
+    return Read(events, len(whole), raw.count(b"\n"), [0, digest(text)], [])
 
 
 def line_hash(path: Path, start: int, end: int) -> str | None:

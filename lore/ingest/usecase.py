@@ -238,7 +238,9 @@ def _read(
                 "size": read.offset,
                 "offset": read.offset,
                 "line": read.line,
-                "last": read.last,
+                # No complete line read (only one still being written): the last line
+                # read is still the one the watermark named.
+                "last": read.last or ((mark or {}).get("last") if go_on else []),
                 "whole": whole,
                 "agent": agent,
                 "session": session.id,
@@ -290,7 +292,7 @@ def _project(cwd: str | None) -> str | None:
         return detect_project(None)
     if cwd and Path(cwd).is_dir():
         repo = find_repo(Path(cwd))
-        return repo.top.name if repo else Path(cwd).name
+        return repo.name if repo else Path(cwd).name
     return detect_project(None) or (Path(cwd).name if cwd else None)
 
 

@@ -216,7 +216,8 @@ def write_session(
         return sid
     merged = dict(existing.captured) if isinstance(existing.captured, dict) else {}  # type: ignore[attr-defined]
     for kind, ids in captured.items():
-        merged[kind] = list(dict.fromkeys([*(merged.get(kind) or []), *ids]))
+        if ids:  # as at creation: no empty lists
+            merged[kind] = list(dict.fromkeys([*(merged.get(kind) or []), *ids]))
     changes: dict[str, Any] = {
         "digest": fields["digest"],
         "provenance": provenance,

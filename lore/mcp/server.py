@@ -95,13 +95,54 @@ def build(data_dir: str | None = None) -> LoreServer:
             ),
         )
     resources.register(server)
+    _keep_text(server)
     return server
 
 
 def serve(data_dir: str | None = None) -> None:
     """Run the server on stdin/stdout until the client closes it."""
+    import anyio
+
+    from lore.mcp.stdio import run
+
     server = build(data_dir)
     try:
-        server.run("stdio")
+        anyio.run(run, server)
     finally:
         state.close()
+
+
+def _keep_text(server: LoreServer) -> None:
+    """Text arguments stay the text the agent sent. The SDK parses a string argument as
+    JSON whenever its type is not exactly ``str`` (for clients that send lists as JSON
+    text), so an optional text (``str | None``) lost "null" (read as None) and refused
+    '{"a": 1}' (read as an object). Those keep their string; lists and objects are still
+    parsed."""
+    import types
+    import typing
+
+    for spec in TOOLS:
+        found = server._tool_manager.get_tool(spec.name)
+        if found is None:
+            continue
+        meta = found.fn_metadata
+        texts = set()
+        for name, info in meta.arg_model.model_fields.items():
+            annotation = info.annotation
+            union = typing.get_origin(annotation) in (typing.Union, types.UnionType)
+            if annotation is str or (union and str in typing.get_args(annotation)):
+                texts.update({name, info.alias} - {None})
+        if not texts:
+            continue
+        original = meta.pre_parse_json
+
+        def pre_parse(
+            data: dict[str, Any], original: Any = original, texts: set[Any] = texts
+        ) -> dict[str, Any]:
+            parsed = dict(original(data))
+            for key in texts & data.keys():
+                if isinstance(data[key], str):
+                    parsed[key] = data[key]
+            return parsed
+
+        object.__setattr__(meta, "pre_parse_json", pre_parse)

@@ -14,6 +14,9 @@ from lore.secrets.keys import KEY_NAME, key_starts_word, keyed_rule
 from lore.secrets.policy import DENSE_RUN, TRIGGER_LIMIT, Detector, Hit, lazy
 from lore.secrets.rules import DETECTORS, KINDS
 
+# How a refusal names the way past it (a face without --allow-secret replaces it).
+ALLOW_HINT = ", or pass --allow-secret if this is not a real credential"
+
 
 class SecretFinding(NamedTuple):
     """One credential: where it is (``field``), which detector found it, what it is.
@@ -119,7 +122,7 @@ def gate(fields: Mapping[str, Any], *, allow_secret: bool = False) -> None:
     first = findings[0]
     raise SecretError(
         f"refusing to write: {first.field} looks like it holds a secret ({first.kind}); "
-        "remove it, or pass --allow-secret if this is not a real credential",
+        f"remove it{ALLOW_HINT}",
         field=first.field,
         secret=first.rule,
         findings=[{"field": f.field, "rule": f.rule, "kind": f.kind} for f in findings],

@@ -6,6 +6,7 @@ one more function there. The budget drops the least useful lines first and says 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +15,7 @@ from lore.components.patterns import flag_text
 
 MAX_UNCOMMITTED = 10  # uncommitted files listed when rebuilding context from git
 REVIEW_LISTED = 5  # decisions pending review listed (besides those under Recent decisions)
+_ONE_LINE = re.compile(r"[ \t]*(?:\r?\n[ \t]*)+")  # line breaks inside a list item
 
 # Priorities: 0 the handoff itself (and the open items an automatic one carried over),
 # 1 its open items, 2 the most important decisions and
@@ -235,6 +237,8 @@ def render(bundle: Any, *, budget: int | None = None) -> tuple[str, list[str]]:
     lines: list[tuple[int, str, str]] = []  # (priority, section, text)
 
     def add(priority: int, section: str, text: str) -> None:
+        if text.startswith("- ") and "\n" in text:  # one item, one line
+            text = _ONE_LINE.sub(" ", text)
         lines.append((priority, section, text))
 
     title = f"lore resume — {bundle.project}" if bundle.project else "lore resume"

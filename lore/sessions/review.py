@@ -18,7 +18,7 @@ from lore import clock
 from lore.components.failures import RULE_OF_THREE, Failure, canonical_type, near_types
 from lore.components.graph import Edge
 from lore.components.journal import Decision
-from lore.components.patterns import AntiPattern, Pattern, validated
+from lore.components.patterns import AntiPattern, Pattern
 from lore.errors import InvalidInputError, UsageError
 from lore.store.core import Store
 
@@ -115,45 +115,68 @@ def resolve(
                 f"{decision_id} is already resolved ({decision.outcome}); "
                 "pass --force to resolve it again"
             )
+    # Whatever the outcome brings with it is written first and is idempotent; the outcome
+    # itself last. A review stopped half way (a lock timeout, a kill) leaves the decision
+    # pending, and running it again finishes it without counting anything twice.
+    raised: list[dict[str, Any]] = []
+    failure: Failure | None = None
+    if outcome == "successful":
+        for pattern in linked_patterns(store, decision):
+            step = raise_pattern(store, pattern.id, by=decision_id)
+            if step is not None:
+                raised.append(step)
+    elif outcome == "abandoned":
+        failure = _abandoned_failure(store, decision, lesson)
     changes: dict[str, Any] = {"outcome": outcome, "resolved_at": clock.now()}
     if lesson:
         changes["lesson_learned"] = lesson
     updated = store.revise(decision_id, changes)
     assert isinstance(updated, Decision)
-    result = Resolution(updated)
-    if outcome == "successful":
-        for pattern in linked_patterns(store, updated):
-            seen: dict[str, float] = {}
+    return Resolution(updated, raised, failure)
 
-            def bump(state: dict[str, Any], seen: dict[str, float] = seen) -> dict[str, Any]:
-                # Read and raise under the pattern's lock: concurrent reviews never lose a step.
-                seen["from"] = float(state.get("confidence") or 0.0)
-                seen["to"] = validated(seen["from"])  # the same rule as `lore patterns validate`
-                return {
-                    "confidence": seen["to"],
-                    "validations": int(state.get("validations") or 0) + 1,
-                }
 
-            store.update(pattern.id, bump)
-            result.raised.append({"id": pattern.id, "from": seen["from"], "to": seen["to"]})
-    elif outcome == "abandoned":
-        from lore.capture.core import capture
+def raise_pattern(store: Store, pattern_id: str, *, by: str) -> dict[str, Any] | None:
+    """One validation of ``pattern_id`` by the decision ``by`` (the same rule as `lore
+    patterns validate`), under the pattern's lock; None when that decision already
+    raised it, or the pattern is no longer active."""
+    from lore.components.patterns import AlreadyDone, validation_event
+    from lore.store.events import append_event, events_of
 
-        message = f"Decision abandoned: {updated.decision}"
-        if lesson:
-            message += f" (lesson: {lesson})"
-        captured = capture(
-            store,
-            message,
-            kind="failure",
-            fields={"error_type": "LogicError", "step": "review"},
-            tags=[t for t in updated.tags if t != updated.project] + [updated.id],
-            project=updated.project,
-            source="review",
-            allow_secret=True,  # the decision and the lesson have both passed the gate
-        )
-        result.failure = captured.record  # type: ignore[assignment]
-    return result
+    seen: dict[str, Any] = {}
+
+    def event(state: dict[str, Any]) -> dict[str, Any]:
+        seen["from"] = state.get("confidence")
+        return validation_event(pattern_id, state, events_of(store, pattern_id), by)
+
+    try:
+        record = append_event(store, pattern_id, event)
+    except (AlreadyDone, ValueError):
+        return None
+    return {"id": pattern_id, "from": seen["from"], "to": record.confidence}  # type: ignore[attr-defined]
+
+
+def _abandoned_failure(store: Store, decision: Decision, lesson: str | None) -> Failure:
+    """The LogicError failure an abandoned decision is recorded as: the one a review of
+    it already wrote, if any (a review run again), else a new one."""
+    for failure in store.of(Failure):
+        if failure.source == "review" and decision.id in failure.tags:
+            return failure
+    from lore.capture.core import capture
+
+    message = f"Decision abandoned: {decision.decision}"
+    if lesson:
+        message += f" (lesson: {lesson})"
+    captured = capture(
+        store,
+        message,
+        kind="failure",
+        fields={"error_type": "LogicError", "step": "review"},
+        tags=[t for t in decision.tags if t != decision.project] + [decision.id],
+        project=decision.project,
+        source="review",
+        allow_secret=True,  # the decision and the lesson have both passed the gate
+    )
+    return captured.record  # type: ignore[return-value]
 
 
 def _severity(count: int) -> str:

@@ -56,9 +56,11 @@ def atomic_write(
             os.unlink(tmp)
         else:
             os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and not exc.filename:  # a full disk: say which file
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
         raise
     if sync_dir:
         fsync_dir(path.parent)

@@ -25,6 +25,7 @@ from lore.storage.lock import locked
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 CONFLICT_MARKERS = (b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||")
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte-order mark: some editors write one; it is not data
 
 
 class ReadIssue(NamedTuple):
@@ -71,6 +72,27 @@ def gc_paused() -> Iterator[None]:
         gc.enable()
 
 
+MAX_DEPTH = 100  # containers inside containers: deeper data is refused, never walked
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether ``value`` nests lists and objects more than ``limit`` levels deep (walked
+    without recursion, so no depth can crash the check itself)."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, (list, tuple)):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
 def dumps(obj: Any) -> bytes:
     return orjson.dumps(obj)
 
@@ -113,11 +135,13 @@ def append(
                     written = os.write(fd, view)
                     view = view[written:]
                 os.fsync(fd)
-            except BaseException:
+            except BaseException as exc:
                 # A full disk (ENOSPC), an I/O error or an interrupt mid-write: cut the
                 # file back to where it was, so no partial line outlives the failure.
                 with contextlib.suppress(OSError):
                     os.ftruncate(fd, size)
+                if isinstance(exc, OSError) and not exc.filename:  # say which file
+                    raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
                 raise
         finally:
             os.close(fd)
@@ -155,6 +179,8 @@ def parse(raw: bytes, name: str) -> tuple[list[tuple[int, dict[str, Any]]], list
 def _parse(raw: bytes, name: str) -> tuple[list[tuple[int, dict[str, Any]]], list[ReadIssue]]:
     rows: list[tuple[int, dict[str, Any]]] = []
     issues: list[ReadIssue] = []
+    if raw.startswith(BOM):  # the first record is read, not hidden behind the mark
+        raw = raw[len(BOM) :]
     lines = raw.split(b"\n")
     torn_tail = bool(lines) and lines[-1] != b""
     last = len(lines)
@@ -182,6 +208,11 @@ def _parse(raw: bytes, name: str) -> tuple[list[tuple[int, dict[str, Any]]], lis
             continue
         if not isinstance(obj, dict):
             issues.append(ReadIssue(name, number, "line is not a JSON object", "not-object"))
+            continue
+        # Only a line with many brackets can nest deeply: the rest skip the walk.
+        if line.count(b"[") + line.count(b"{") > MAX_DEPTH and too_deep(obj):
+            message = f"nested more than {MAX_DEPTH} levels deep; not read"
+            issues.append(ReadIssue(name, number, message, "parse"))
             continue
         rows.append((number, obj))
     return rows, issues

@@ -66,8 +66,14 @@ def loads(text: str, name: str) -> Any:
             if text_line.startswith(("<<<<<<<", ">>>>>>>"))
         )
         raise DataError(f"{name}:{line}: git conflict marker", file=name, line=line)
+    from lore.storage.jsonl import MAX_DEPTH, too_deep
+
     try:
         tree = _yaml().load(text)
+    except RecursionError:  # ruamel builds nested values recursively
+        raise DataError(
+            f"{name}: nested more than {MAX_DEPTH} levels deep; not read", file=name
+        ) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 0
@@ -81,6 +87,8 @@ def loads(text: str, name: str) -> Any:
             "(a 'billion laughs' document?); not read",
             file=name,
         )
+    if too_deep(tree):  # every reader walks documents recursively: refuse them here
+        raise DataError(f"{name}: nested more than {MAX_DEPTH} levels deep; not read", file=name)
     return tree
 
 
@@ -125,10 +133,37 @@ def load(path: Path) -> Any:
     return loads(text, str(path))
 
 
-def dumps(data: Any) -> bytes:
+def dumps(data: Any, width: int | None = None) -> bytes:
+    yaml = _yaml()
     buf = io.StringIO()
-    _yaml().dump(data, buf)
+    if width is None:
+        yaml.dump(data, buf)
+    else:
+        old, yaml.width = yaml.width, width
+        try:
+            yaml.dump(data, buf)
+        finally:
+            yaml.width = old
     return buf.getvalue().encode("utf-8")
+
+
+def dumps_checked(data: Any, name: str) -> bytes:
+    """:func:`dumps`, read back before anyone writes it: the text must parse and give the
+    same plain data. A long key that ruamel folds onto two lines (which no reader can
+    parse) is written again without folding; what still does not read back is refused
+    (``DataError``), so a file lore replaces is never one it cannot read."""
+    want = to_plain(data)
+    for width in (None, 1 << 20):
+        text = dumps(data, width)
+        try:
+            if to_plain(loads(text.decode("utf-8"), name)) == want:
+                return text
+        except DataError:
+            pass
+    raise DataError(
+        f"{name}: lore would write YAML it cannot read back the same; nothing was written",
+        file=name,
+    )
 
 
 def to_plain(value: Any) -> Any:
@@ -238,7 +273,8 @@ def append_key(mapping: Any, key: Any, value: Any) -> None:
             head, tail = token.value.split("\n", 1)
             moved += tail
             slot[i] = CommentToken(head + "\n", token.start_mark, None) if head.strip() else None
-    node = loads(dumps({key: value}).decode("utf-8"), "<new entry>")[key]
+    # Never folded: a long key folded onto two lines would not parse back.
+    node = loads(dumps({key: value}, 1 << 20).decode("utf-8"), "<new entry>")[key]
     mapping[key] = node
     if moved.strip():
         own_new = (mapping.ca.items.setdefault(key, [None, None, None, None]), 2)

@@ -4,11 +4,10 @@ the on-disk layout. Folding: ``lore.store.fold``; documents, maps: ``lore.store.
 
 from __future__ import annotations
 
-import os
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable
-from contextlib import ExitStack
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +19,8 @@ from lore.storage import jsonl
 from lore.storage.atomic import atomic_write, fsync_dir
 from lore.storage.jsonl import ReadIssue
 from lore.storage.lock import locked
-
-# Also importable from here, as before the split.
+from lore.storage.stamp import stamp as _stamp
+from lore.store.coerce import issue_text, read, stored
 from lore.store.documents import (
     delete_map_entry,
     document_record,
@@ -34,6 +33,7 @@ from lore.store.documents import (
     read_fast,
     update_document,
 )
+from lore.store.events import events_path, folded, read_events, with_events
 from lore.store.fold import REVISE, fold
 
 PROGRESS_EVERY = 500  # records between progress calls of a bulk add
@@ -53,6 +53,8 @@ class Store:
         # Derived data a long-lived process (``lore mcp``) keeps between calls: set to a
         # dict to keep the search index in memory (refreshed from the files on each use).
         self.kept: dict[str, Any] | None = None
+        self._writing = False
+        self._events_cache: dict[Path, tuple[Any, dict[str, list[dict[str, Any]]]]] = {}
 
     # -- layout --------------------------------------------------------------------
 
@@ -100,6 +102,27 @@ class Store:
             out.extend(self.records(cls, hidden=hidden))
         return out
 
+    def readable(self, kind: str | type[Record]) -> list[Record]:
+        """:meth:`records` (hidden ones included), or ``DataError`` when the kind's one file
+        cannot be read at all (a map that does not parse, a log lore cannot open): a
+        listing or an export must never pass that off as an empty store."""
+        cls = kind_class(kind) if isinstance(kind, str) else kind
+        found = self.records(cls, hidden=True)
+        storage = cls.KIND.storage
+        if isinstance(storage, Dir):
+            return found
+        where = str(self.location(cls))
+        for issue in self._kind_issues.get(cls.KIND.name, ()):
+            whole = isinstance(storage, Map) or issue.code == "unreadable"
+            if whole and issue.file == where:
+                raise DataError(
+                    f"{issue}; no {cls.KIND.name} can be read until it is fixed "
+                    "(lore validate names the problem)",
+                    file=where,
+                    line=issue.line,
+                )
+        return found
+
     def matching(
         self, kind: str | type[Record], keep: Callable[[dict[str, Any]], bool]
     ) -> list[Record]:
@@ -122,7 +145,7 @@ class Store:
         with jsonl.gc_paused():
             rows, _ = jsonl.read(location)
             states, _ = fold(rows, str(location))
-            return [cls.from_dict(data) for data in states.values() if keep(data)]
+            return [read(cls, data) for data in states.values() if keep(data)]
 
     def get(self, record_id: str) -> Record:
         cls = class_for_id(record_id)
@@ -170,16 +193,21 @@ class Store:
 
     def _load(self, cls: type[Record]) -> dict[str, Record]:
         location = self.location(cls)
-        stamp = _stamp(location)
+        storage = cls.KIND.storage
+        events = events_path(location, storage) if isinstance(storage, Dir) else None
+        stamp = _stamp(location) if events is None else (_stamp(location), _stamp(events))
         cached = self._cache.get(cls.KIND.name)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        storage = cls.KIND.storage
         before = len(self.issues)
         if isinstance(storage, Log):
             records = self._load_log(cls, location)
         elif isinstance(storage, Dir):
             records = load_dir(cls, location, storage, self.issues)
+            if events is not None:
+                found = read_events(events, self.issues)
+                if found:
+                    records = {rid: with_events(cls, r, found) for rid, r in records.items()}
         else:
             records = load_map(cls, location, storage, self.issues)
         # A reload replaces this kind's issues: the same bad line is reported once.
@@ -195,34 +223,67 @@ class Store:
             rows, issues = jsonl.read(path)
             self.issues.extend(issues)
             states, _ = fold(rows, str(path), self.issues)
-            return {rid: cls.from_dict(data) for rid, data in states.items()}
+            records = {}
+            for rid, data in states.items():
+                record, wrong = stored(cls, data)
+                if wrong:
+                    self.issues.append(
+                        ReadIssue(str(path), 0, issue_text(record, wrong), "schema", "warning")
+                    )
+                records[rid] = record
+            return records
 
     # -- writing -------------------------------------------------------------------
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Every write holds this first: the root's lock, shared (``lore sync`` and a move
+        hold it exclusively), and the checks of ``lore.store.guard``. Re-entrant."""
+        if self._writing:
+            yield
+            return
+        from lore.store.guard import writing
+
+        with writing(self.path):
+            self._writing = True
+            try:
+                yield
+            finally:
+                self._writing = False
 
     def add(
         self,
         records: Iterable[Record],
         *,
-        guard: Callable[[], None] | None = None,
+        guard: Callable[[], Iterable[Record] | None] | None = None,
         progress: Callable[[int], None] | None = None,
+        also: Iterable[type[Record]] = (),
     ) -> None:
         """Store new records: one locked write per log file, one new file per document.
 
         ``guard`` runs while every target is locked, just before the write, so a
-        check it makes (a duplicate search) cannot race another writer. ``progress``
-        is told how many records are written so far (a bulk import draws a bar).
+        check it makes (a duplicate search) cannot race another writer; the records it
+        returns (of the kinds in ``also``, locked with the rest) are written in the same
+        call, so a record and what it brings along are stored together or not at all.
+        ``progress`` is told how many records are written so far (a bulk import draws a
+        bar).
         """
         records = list(records)
         by_log: dict[Path, list[dict[str, Any]]] = defaultdict(list)
         # One location per class, not per record: a bulk import adds 100,000 at once.
-        locations = {cls: self.location(cls) for cls in {type(r) for r in records}}
+        classes = {type(r) for r in records} | set(also)
+        locations = {cls: self.location(cls) for cls in classes}
         targets = sorted(set(locations.values()))
         written: set[Path] = set()  # document folders, each made durable once at the end
         with ExitStack() as stack:
+            stack.enter_context(self.writing())
             for target in targets:
                 stack.enter_context(locked(target))
             if guard is not None:
-                guard()
+                extra = list(guard() or ())
+                if any(type(r) not in locations for r in extra):
+                    raise InvalidInputError("a guard may only add records of the kinds in also")
+                records.extend(extra)
             done = 0
             for record in records:
                 storage = record.KIND.storage
@@ -282,7 +343,7 @@ class Store:
         storage = cls.KIND.storage
         location = self.location(cls)
         target = self._document(cls, record_id)
-        with locked(target):
+        with self.writing(), locked(target):
             record, tree = self._reread(cls, record_id, target)
             changes = fn(record.to_dict())
             if changes:
@@ -309,7 +370,7 @@ class Store:
                     jsonl.append(location, [line], lock=False, within=self.path)
                 elif isinstance(storage, Dir):
                     update_document(target, changes, tree, within=self.path)
-                    record = document_record(cls, record_id, target, tree)
+                    record = folded(self, cls, document_record(cls, record_id, target, tree))
                 else:
                     put_map_entry(
                         location,
@@ -328,11 +389,11 @@ class Store:
         """The document ``<id><suffix>``, if it exists and holds that record."""
         file = self._document(cls, record_id)
         try:
-            record = cls.from_dict(read_fast(file))
+            record = read(cls, read_fast(file))
         except (OSError, DataError):
             return None  # missing or unreadable: the full load reports it properly
         record.id = record.id or record_id
-        return record if record.id == record_id else None
+        return folded(self, cls, record) if record.id == record_id else None
 
     def _document(self, cls: type[Record], record_id: str) -> Path:
         """The file of a one-document-per-record kind (for other kinds, their file).
@@ -357,7 +418,7 @@ class Store:
                 tree = load_tree(target)
             except FileNotFoundError:
                 raise NotFoundError(f"no record with id {record_id!r}", id=record_id) from None
-            return document_record(cls, record_id, target, tree), tree
+            return folded(self, cls, document_record(cls, record_id, target, tree)), tree
         if not isinstance(cls.KIND.storage, Log):
             # A replaced map file can keep its size and mtime; appends always grow a log.
             self._cache.pop(cls.KIND.name, None)
@@ -376,7 +437,7 @@ class Store:
                 f"{cls.KIND.name} records cannot be removed", kind=cls.KIND.name
             )
         path = self.location(cls)
-        with locked(path):
+        with self.writing(), locked(path):
             self._cache.pop(cls.KIND.name, None)
             record = self._load(cls).get(key)
             if record is None:
@@ -388,28 +449,3 @@ class Store:
 
 # A document's id is its file name: letters, digits, "_", "-" and inner dots only.
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,200}(?<!\.)")
-
-
-def _stamp(path: Path) -> Any:
-    """A cheap change detector for a file or a directory of files."""
-    try:
-        st = os.stat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    if path.is_dir():  # documents may be edited in place: look at every file
-        found = []
-        with os.scandir(path) as entries:
-            for e in entries:
-                # Dot files are another writer's temporary file or lock sidecar: they
-                # come and go at any moment, and no record lives in them.
-                if e.name.startswith("."):
-                    continue
-                try:
-                    info = e.stat()
-                except FileNotFoundError:  # removed while we looked: not there
-                    continue
-                # The inode too: an atomic replace within one coarse mtime tick keeps
-                # the size.
-                found.append((e.name, e.inode(), info.st_mtime_ns, info.st_size))
-        return tuple(sorted(found))
-    return (st.st_mtime_ns, st.st_size, st.st_ino)

@@ -13,6 +13,7 @@ from lore.errors import DataError, InvalidInputError
 from lore.model import Dir, Map, Record
 from lore.storage.atomic import atomic_write
 from lore.storage.jsonl import ReadIssue
+from lore.store.coerce import issue_text, read, stored
 
 
 def merge_value(tree: Any, key: Any, value: Any) -> None:
@@ -58,9 +59,11 @@ def load_dir(
         except DataError as exc:
             issues.append(data_issue(file, exc))
             continue
-        record = cls.from_dict(data)
+        record, wrong = stored(cls, data)
         if not record.id:
             record.id = file.name[: -len(storage.suffix)]
+        if wrong:
+            issues.append(ReadIssue(str(file), 0, issue_text(record, wrong), "schema", "warning"))
         if not isinstance(record.id, str):  # hand-written `id: 123` must not break listing
             issues.append(
                 ReadIssue(str(file), 0, f"id must be a string (got {record.id!r})", "schema")
@@ -85,13 +88,20 @@ def load_map(
         issues.append(data_issue(path, exc))
         return out
     entries = doc.get(storage.key) if isinstance(doc, dict) else None
+    if entries is None and (doc == {} or (isinstance(doc, dict) and storage.key in doc)):
+        return out  # an empty file, or "projects:" with nothing under it yet
     if not isinstance(entries, dict):
+        shape = f"'{storage.key}:' must map names to entries"
+        issues.append(ReadIssue(str(path), 0, shape, "parse"))
         return out
     for name, entry in entries.items():
         data = dict(entry) if isinstance(entry, dict) else {}
-        data.setdefault("name", name)
-        data.setdefault("id", name)
-        out[str(name)] = cls.from_dict(data)
+        data.setdefault("name", str(name))
+        data.setdefault("id", str(name))
+        record, wrong = stored(cls, data)
+        if wrong:
+            issues.append(ReadIssue(str(path), 0, issue_text(record, wrong), "schema", "warning"))
+        out[str(name)] = record
     return out
 
 
@@ -107,7 +117,7 @@ def update_document(
         return
     from lore.storage import yamlio
 
-    atomic_write(file, yamlio.dumps(tree), within=within)
+    atomic_write(file, yamlio.dumps_checked(tree, str(file)), within=within)
 
 
 def put_map_entry(
@@ -134,16 +144,25 @@ def put_map_entry(
     entries = doc.get(storage.key)
     if entries is None:
         doc[storage.key] = entries = yamlio.loads("{}", str(path))
+    if not isinstance(entries, dict):
+        raise DataError(
+            f"{path}: '{storage.key}:' must map names to entries (it is "
+            f"{'a list' if isinstance(entries, list) else 'not a mapping'}); fix the file, "
+            "nothing was written",
+            file=str(path),
+        )
     name = record.title if new or key is None else key
     if new and name in entries:
         raise InvalidInputError(f"{path}: {name!r} already exists", id=name)
     if new:
-        # A hand-edited file: write what the entry says, not every default.
+        # A hand-edited file: write what the entry says, not every default (a key of
+        # its own, even empty, is what the entry says: kept).
+        fields = set(record.field_names())
         data = {
             k: v
             for k, v in record.to_dict().items()
             if k not in ("id", "name")
-            and v not in (None, "", [], {})
+            and (k not in fields or v not in (None, "", [], {}))
             and (k, v) not in (("source", "manual"), ("v", 1))
         }
         yamlio.append_key(entries, name, data)
@@ -159,7 +178,7 @@ def put_map_entry(
             entries[name] = {}
         for field, value in changes.items():
             merge_value(entries[name], field, value)
-    atomic_write(path, yamlio.dumps(doc), within=within)
+    atomic_write(path, yamlio.dumps_checked(doc, str(path)), within=within)
 
 
 def delete_map_entry(path: Path, storage: Map, key: str, *, within: Path | None = None) -> None:
@@ -169,7 +188,7 @@ def delete_map_entry(path: Path, storage: Map, key: str, *, within: Path | None 
 
     doc = yamlio.load(path)
     yamlio.delete_key(doc, doc[storage.key], key)
-    atomic_write(path, yamlio.dumps(doc), within=within)
+    atomic_write(path, yamlio.dumps_checked(doc, str(path)), within=within)
 
 
 def data_issue(file: Path, exc: DataError) -> ReadIssue:
@@ -208,17 +227,24 @@ def load_tree(file: Path) -> Any:
     if file.suffix == ".json":
         import orjson
 
+        from lore.storage.jsonl import MAX_DEPTH, too_deep
+
         try:
-            return orjson.loads(file.read_bytes())
+            data = orjson.loads(file.read_bytes().removeprefix(b"\xef\xbb\xbf"))
         except orjson.JSONDecodeError as exc:
             raise DataError(f"{file}: invalid JSON: {exc}", file=str(file)) from None
+        if too_deep(data):
+            raise DataError(
+                f"{file}: nested more than {MAX_DEPTH} levels deep; not read", file=str(file)
+            )
+        return data
     from lore.storage import yamlio
 
     return yamlio.load(file)
 
 
 def document_record(cls: type[Record], record_id: str, file: Path, tree: Any) -> Record:
-    record = cls.from_dict(_plain_document(file, tree))
+    record = read(cls, _plain_document(file, tree))
     record.id = record.id or record_id
     return record
 
@@ -247,4 +273,4 @@ def dump_document(file: Path, data: dict[str, Any]) -> bytes:
         return text.encode("utf-8")
     from lore.storage import yamlio
 
-    return yamlio.dumps(data)
+    return yamlio.dumps_checked(data, str(file))

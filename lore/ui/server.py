@@ -155,7 +155,13 @@ class Handler(BaseHTTPRequestHandler):
                 )
             handle()
         except LoreError as exc:
-            self._error(STATUS.get(exc.code, 500), exc.to_dict())
+            doc = exc.to_dict()
+            if exc.code == "secret":  # the page has no --allow-secret to offer
+                from lore.secrets.gate import ALLOW_HINT
+
+                hint = " (the web app never stores a credential)"
+                doc["error"] = doc["error"].replace(ALLOW_HINT, hint)
+            self._error(STATUS.get(exc.code, 500), doc)
         except Exception as exc:  # a bug must not take the server down; say what it was
             error = {"ok": False, "error": f"internal error: {type(exc).__name__}: {exc}"}
             self._error(500, {**error, "code": "internal"})

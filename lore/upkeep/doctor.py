@@ -137,12 +137,16 @@ def quarantine_lines(path: Path, rel: str, *, within: Path | None = None) -> lis
     origin, the reason, the text, the exact bytes), then the log is replaced atomically
     by its other lines, byte for byte. Returns the line numbers moved.
     """
+    from contextlib import nullcontext
+
     from lore import clock
     from lore.storage import jsonl
     from lore.storage.atomic import atomic_write
     from lore.storage.lock import locked
+    from lore.store.guard import writing
 
-    with locked(path):
+    # ``within``: the data root (its lock is held shared, as by every write)
+    with writing(within) if within is not None else nullcontext(), locked(path):
         raw = path.read_bytes()
         _rows, issues = jsonl.parse(raw, rel)
         lines = {i.line: (i.code, i.message) for i in issues}

@@ -41,6 +41,9 @@ class Checker(RecordChecker):
                         if file.is_file():
                             self.known.add(file)
                             self.check_document(cls, file, storage.suffix)
+                if storage.events and (location.parent / storage.events).is_file():
+                    self.known.add(location.parent / storage.events)
+                    self.check_events(cls, location, location.parent / storage.events)
             elif location.is_file():
                 self.known.add(location)
                 if isinstance(storage, Log):
@@ -161,6 +164,38 @@ class Checker(RecordChecker):
             self.add(WARNING, "divergent-value", rel, found.second.line, found.message(), rid,
                      found.field)  # fmt: skip
 
+    def check_events(self, cls: type[Record], folder: Path, path: Path) -> None:
+        """An events log beside a document folder: each line a JSON object naming a record
+        of the folder and an event type the kind knows."""
+        raw = self.read(path)
+        if raw is None:
+            return
+        rel = self.rel(path)
+        rows, read_issues = jsonl.parse(raw, rel)
+        for issue in read_issues:
+            code = "parse" if issue.code == "not-object" else issue.code
+            self.add(issue.severity, code, rel, issue.line, issue.message)
+        known = getattr(cls, "EVENT_TYPES", ())
+        suffix = cls.KIND.storage.suffix  # type: ignore[union-attr]
+        first_line: dict[bytes, int] = {}
+        for number, obj in rows:
+            key = jsonl.dumps(obj)
+            if key in first_line:
+                message = f"identical to line {first_line[key]} (read once)"
+                self.add(WARNING, "duplicate-line", rel, number, message)
+                continue
+            first_line[key] = number
+            rid = obj.get("id")
+            if not isinstance(rid, str) or not rid:
+                self.add(ERROR, "bad-id", rel, number, "event has no record id", None, "id")
+                continue
+            if obj.get("type") not in known:
+                message = f"unknown event type {obj.get('type')!r} (skipped on read)"
+                self.add(WARNING, "schema", rel, number, message, rid, "type")
+            if not (folder / f"{rid}{suffix}").is_file():
+                message = f"event for unknown {cls.KIND.name} {rid}"
+                self.add(ERROR, "dangling-revision", rel, number, message, rid)
+
     def check_revision(
         self, obj: dict[str, Any], rid: str, changes: dict[str, Any], rel: str, number: int
     ) -> None:
@@ -210,9 +245,13 @@ class Checker(RecordChecker):
             import orjson
 
             try:
-                data = orjson.loads(text)
+                data = orjson.loads(text.removeprefix("\ufeff"))  # a byte-order mark: not data
             except orjson.JSONDecodeError as exc:
                 self.add(ERROR, "parse", rel, exc.lineno, f"invalid JSON: {exc.msg}")
+                return None
+            if jsonl.too_deep(data):
+                message = f"nested more than {jsonl.MAX_DEPTH} levels deep; not read"
+                self.add(ERROR, "parse", rel, None, message)
                 return None
         else:
             doc = self.load_yaml(text, rel)

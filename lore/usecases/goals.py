@@ -213,14 +213,8 @@ def update_goal(
         criteria = with_ids(criteria)
         for text in new_criteria:  # first, so --met may name a criterion added here
             criteria.append({"id": next_criterion_id(criteria), "text": text, "met": False})
-        ids = [c["id"] for c in criteria]
         for wanted in met:
-            if wanted not in ids:
-                known = ", ".join(ids) or "none"
-                raise NotFoundError(
-                    f"{goal_id} has no criterion {wanted!r} (criteria: {known})", id=wanted
-                )
-            criteria[ids.index(wanted)]["met"] = True
+            criteria[_criterion(goal_id, criteria, wanted)]["met"] = True
         if criteria != before:
             changes["criteria"] = criteria
         current = [d for d in state.get("depends_on") or [] if isinstance(d, str)]
@@ -231,7 +225,7 @@ def update_goal(
 
     # A new dependency is checked and written under the goals' folder lock (which every
     # such update and every new goal takes), so two updates cannot close a cycle together.
-    with locked(store.location(Goal)) if depends_on else nullcontext():
+    with store.writing(), locked(store.location(Goal)) if depends_on else nullcontext():
         deps = _dependencies(store, goal_id, depends_on)
         record = store.update(goal_id, change)
     assert isinstance(record, Goal)
@@ -241,6 +235,25 @@ def update_goal(
         "completion": record.completion,
         "record": record.to_dict(),
     }
+
+
+def _criterion(goal_id: str, criteria: list[dict[str, Any]], wanted: str) -> int:
+    """Where the criterion ``wanted`` names is: by its id, else by its exact text (so a
+    criterion added in the same command, whose id is random, can be met at once)."""
+    ids = [c["id"] for c in criteria]
+    if wanted in ids:
+        return ids.index(wanted)
+    same = [i for i, c in enumerate(criteria) if str(c.get("text", "")).strip() == wanted.strip()]
+    if len(same) == 1:
+        return same[0]
+    if same:
+        raise InvalidInputError(
+            f"{len(same)} criteria of {goal_id} read {wanted!r}: name one by its id "
+            f"({', '.join(ids[i] for i in same)})",
+            id=wanted,
+        )
+    known = ", ".join(ids) or "none"
+    raise NotFoundError(f"{goal_id} has no criterion {wanted!r} (criteria: {known})", id=wanted)
 
 
 def _dependencies(store: Store, goal_id: str, wanted: Sequence[str]) -> list[str]:

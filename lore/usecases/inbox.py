@@ -52,7 +52,9 @@ def promote(
     """Turn a raw observation into a ``to`` record (its text, unless ``text`` is given):
     the target gets ``derived_from``, the observation ``status: promoted`` and
     ``promoted_to``. Refused (exit 4) when it was promoted (naming the first target)
-    or discarded before."""
+    or discarded before. A promote stopped between the two writes (the target is there,
+    the observation still raw) is finished by running it again: the target derived
+    from the observation is found and reused, never made twice."""
     from lore.capture.core import capture
 
     kind = to.strip().lower()
@@ -65,19 +67,25 @@ def promote(
     declared = "derived_from" in kind_class(kind).field_names()
     if declared:
         values["derived_from"] = observation.id
-    captured = capture(
-        store,
-        text if text and text.strip() else observation.content,
-        kind=kind,
-        fields=values,
-        tags=[*(t for t in observation.tags if t != CANDIDATE_TAG), *tags],
-        project=project or observation.project,
-        source=source,
-        force=force,
-        allow_secret=allow_secret,
-    )
-    target = captured.record
-    if not declared:  # a kind whose schema does not name the link yet keeps it as an extra key
+    target = _earlier_target(store, kind, observation.id)
+    warnings: list[str] = []
+    if target is None:
+        captured = capture(
+            store,
+            text if text and text.strip() else observation.content,
+            kind=kind,
+            fields=values,
+            tags=[*(t for t in observation.tags if t != CANDIDATE_TAG), *tags],
+            project=project or observation.project,
+            source=source,
+            force=force,
+            allow_secret=allow_secret,
+        )
+        target, warnings = captured.record, captured.warnings
+    else:
+        warnings.append(f"reused {target.id}, made from {observation.id} by an earlier promote")
+    if (target.to_dict().get("derived_from")) != observation.id:
+        # A kind whose schema does not name the link yet keeps it as an extra key.
         target = store.revise(target.id, {"derived_from": observation.id})
 
     def mark(state: dict[str, Any]) -> dict[str, Any]:
@@ -99,8 +107,16 @@ def promote(
         "promoted_to": target.id,
         "observation": updated.to_dict(),
         "target": target.to_dict(),
-        "warnings": captured.warnings,
+        "warnings": warnings,
     }
+
+
+def _earlier_target(store: Store, kind: str, observation_id: str) -> Any:
+    """A live ``kind`` record made from ``observation_id`` (a promote that stopped before it
+    marked the observation), if there is one."""
+    found = store.matching(kind, lambda state: state.get("derived_from") == observation_id)
+    live = [r for r in found if not r.hidden and r.to_dict().get("derived_from") == observation_id]
+    return live[0] if live else None
 
 
 def discard(

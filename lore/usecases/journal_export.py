@@ -26,7 +26,9 @@ ADR_STATUS = {
     "revised": "Amended",
     "abandoned": "Rejected",
 }
-_ID_MARK = re.compile(r"<!-- lore-id: (\S+) -->")
+# The mark lore writes on a line of its own under the heading: a title or a text that
+# holds such a comment elsewhere on a line never names the file's decision.
+_ID_MARK = re.compile(r"^<!-- lore-id: (\S+) -->$", re.MULTILINE)
 _NUMBERED = re.compile(r"^(\d+)-.*\.md$")
 SLUG_MAX = 60
 

@@ -17,15 +17,15 @@ from lore.components.patterns import (
     Pattern,
     advice_order,
     flag_summary,
-    flagged,
     harmful_count,
     inversion_fields,
     should_invert,
-    validated,
+    validation_event,
 )
 from lore.errors import InvalidInputError, UsageError
 from lore.model import Record
 from lore.store.core import Store
+from lore.store.events import append_event
 
 LIST_TYPES = ("patterns", "anti-patterns", "all")
 DEFAULT_LIMIT = 10
@@ -131,29 +131,28 @@ def warn(
 
 
 def validate_pattern(store: Store, pattern_id: str) -> dict[str, Any]:
-    """Add a validation: ``validations + 1`` and confidence by ``validated()``, under the
-    pattern's lock. Only an active pattern can be validated."""
+    """Add a validation: a ``validate`` event in the patterns' events log (``validations +
+    1`` and confidence by ``validated()`` on read), appended under the pattern's lock; two
+    clones validating at once both count once merged. Only an active pattern can be
+    validated."""
     _pattern_like(store, pattern_id, anti=False)
     seen: dict[str, Any] = {}
 
-    def change(state: dict[str, Any]) -> dict[str, Any]:
-        status = state.get("status", "active")
-        if status != "active":
+    def event(state: dict[str, Any]) -> dict[str, Any]:
+        seen["from"] = state.get("confidence")
+        try:
+            return validation_event(pattern_id, state, [], None)
+        except ValueError as exc:
             raise InvalidInputError(
-                f"{pattern_id} is {status}; only an active pattern can be validated",
-                id=pattern_id,
-                status=status,
-            )
-        seen["from"] = float(state.get("confidence") or 0.0)
-        seen["to"] = validated(seen["from"])
-        return {"confidence": seen["to"], "validations": int(state.get("validations") or 0) + 1}
+                str(exc), id=pattern_id, status=state.get("status", "active")
+            ) from None
 
-    record = store.update(pattern_id, change)
+    record = append_event(store, pattern_id, event)
     return {
         "ok": True,
         "id": record.id,
         "from": seen["from"],
-        "to": seen["to"],
+        "to": record.confidence,  # type: ignore[attr-defined]
         "validations": record.validations,  # type: ignore[attr-defined]
         "record": record.to_dict(),
     }
@@ -167,10 +166,12 @@ def flag_pattern(
     type: str = "harmful",
     allow_secret: bool = False,
 ) -> dict[str, Any]:
-    """Record a flag and lower the confidence by ``flagged()``. The flag that brings the
-    harmful count to the threshold inverts the pattern: it creates (or adopts) one
-    ``Avoid: NAME`` anti-pattern and deprecates the pattern, all under the pattern's lock,
-    so concurrent flaggers never make two."""
+    """Record a flag (a ``flag`` event: it lowers the confidence by ``flagged()`` on read).
+    The flag that brings the harmful count to the threshold inverts the pattern: it
+    creates (or adopts) one ``Avoid: NAME`` anti-pattern and deprecates the pattern, all
+    under the pattern's lock, so concurrent flaggers never make two. A pattern that holds
+    enough harmful flags but was never inverted (a flagger killed half way, or flags from
+    two clones) is inverted by the next flag."""
     from lore.capture.checks import gate
 
     if type not in FLAG_TYPES:
@@ -184,28 +185,27 @@ def flag_pattern(
         gate({"reason": reason})
     _pattern_like(store, pattern_id, anti=False)
     seen: dict[str, Any] = {"inverted": False}
-    flag = {"timestamp": clock.now(), "type": type, "reason": reason}
 
-    def change(state: dict[str, Any]) -> dict[str, Any]:
-        flags = [f for f in state.get("flags") or [] if isinstance(f, dict)] + [flag]
-        seen["from"] = float(state.get("confidence") or 0.0)
-        changes: dict[str, Any] = {"flags": flags, "confidence": flagged(seen["from"], type)}
-        after = {**state, **changes}
-        if should_invert(after):
-            anti = _inversion(store, after, allow_secret=allow_secret)
-            changes.update(status="deprecated", confidence=0.0, inverted_to=anti.id)
-            seen["inverted"] = True
-        seen["to"] = changes["confidence"]
-        return changes
+    def event(state: dict[str, Any]) -> dict[str, Any]:
+        seen["from"] = state.get("confidence")
+        return {"type": "flag", "flag": type, "reason": reason}
 
-    record = store.update(pattern_id, change)
+    def invert(state: dict[str, Any]) -> dict[str, Any] | None:
+        if not should_invert(state):
+            return None
+        anti = _inversion(store, state, allow_secret=allow_secret)
+        seen["inverted"] = True
+        return {"status": "deprecated", "inverted_to": anti.id}
+
+    record = append_event(store, pattern_id, event, then=invert)
+    flags = record.flags  # type: ignore[attr-defined]
     return {
         "ok": True,
         "id": record.id,
-        "flag": flag,
+        "flag": flags[-1] if flags else None,
         "from": seen["from"],
-        "to": seen["to"],
-        "harmful_flags": harmful_count(record.flags),  # type: ignore[attr-defined]
+        "to": record.confidence,  # type: ignore[attr-defined]
+        "harmful_flags": harmful_count(flags),
         "inverted": seen["inverted"],
         "inverted_to": record.inverted_to,  # type: ignore[attr-defined]
         "record": record.to_dict(),

@@ -25,14 +25,15 @@ def list_records(
 ) -> list[Record]:
     """Records of ``kind`` (None: every kind), newest first, filtered by tags (all must
     match), project and time (``since``/``until``: the expressions of ``lore.timeexpr``,
-    as ``journal list`` takes them)."""
+    as ``journal list`` takes them). A kind whose one file cannot be read at all is a
+    ``DataError`` (exit 4), never an empty list."""
     from lore import clock, timeexpr
     from lore.model import kinds
 
     since_epoch = timeexpr.since(since)
     until_epoch = timeexpr.until(until)
     classes = [kind_class(kind)] if kind is not None else list(kinds().values())
-    records = [r for cls in classes for r in store.records(cls, hidden=hidden)]
+    records = [r for cls in classes for r in store.readable(cls) if hidden or not r.hidden]
     if tags:
         wanted = set(tags)
         records = [r for r in records if wanted <= set(r.tags)]

@@ -123,8 +123,9 @@ def add_project(
 
 
 def list_projects(store: Store) -> list[dict[str, Any]]:
-    """Every registered project, in the file's order."""
-    return [p.to_dict() for p in store.of(Project)]
+    """Every registered project, in the file's order (``DataError`` when the registry
+    file cannot be read: never an empty list for a file that holds projects)."""
+    return [p.to_dict() for p in store.readable(Project)]
 
 
 def show_project(store: Store, name: str) -> dict[str, Any]:

@@ -87,6 +87,8 @@ def test_init_recreates_only_what_is_missing(run: Run, data_dir: Path) -> None:
 GITATTRIBUTES = (
     "# lore: append-only logs merge by union; lore de-duplicates identical lines on read\n"
     "*.jsonl merge=union\n"
+    "# lore: lore sync merges the registry by project (a plain git pull merges it as text)\n"
+    "registry/data/projects.yaml merge=lore-map\n"
 )
 GITIGNORE = (
     "# lore: derived and machine-local files (never the truth, never committed)\n*.lock\n*.tmp\n"
@@ -164,6 +166,8 @@ def test_init_git_appends_only_missing_lines(run: Run, data_dir: Path) -> None:
     assert (data_dir / ".gitattributes").read_text() == (
         "*.png binary\n  *.jsonl merge=union  \n"
         "# lore: append-only logs merge by union; lore de-duplicates identical lines on read\n"
+        "# lore: lore sync merges the registry by project (a plain git pull merges it as text)\n"
+        "registry/data/projects.yaml merge=lore-map\n"
     )
     assert (data_dir / ".gitignore").read_text() == (
         "*.lock\nnotes/\n"
@@ -255,8 +259,25 @@ def test_resolve_root_order(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
     assert resolve_root().path == Path.home() / "mine"
 
 
-def test_checkout_components_beats_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_a_checkout_without_data_is_never_the_default(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     fake = tmp_path / "checkout" / "components"
+    (fake / "journal" / "data").mkdir(parents=True)
+    (fake / "journal" / "data" / ".gitkeep").touch()
+    monkeypatch.setattr(lore_paths, "checkout_components", lambda: fake)
+    monkeypatch.delenv("LORE_DATA_DIR")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    root = resolve_root()
+    assert (root.path, root.source) == (tmp_path / "xdg" / "lore", "xdg")
+
+
+def test_a_checkout_holding_data_stays_the_root_until_the_data_home_exists(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    fake = tmp_path / "checkout" / "components"
+    (fake / "intent" / "data" / "goals").mkdir(parents=True)
+    (fake / "intent" / "data" / "goals" / "goal-0123456789ab.yaml").write_text("title: x\n")
     monkeypatch.setattr(lore_paths, "checkout_components", lambda: fake)
     monkeypatch.delenv("LORE_DATA_DIR")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
@@ -264,13 +285,6 @@ def test_checkout_components_beats_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path
     assert (root.path, root.source) == (fake, "checkout")
     monkeypatch.setenv("LORE_DATA_DIR", str(tmp_path / "env"))
     assert resolve_root().source == "env"
-
-
-def test_paths_from_this_checkout(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
-    checkout = lore_paths.checkout_components()
-    if checkout is None:
-        pytest.skip("not running from a source checkout")
-    assert checkout == Path(lore_paths.__file__).resolve().parent.parent / "components"
     monkeypatch.delenv("LORE_DATA_DIR")
-    data = json.loads(run("paths", "--json").stdout)
-    assert (data["root"], data["source"]) == (str(checkout), "checkout")
+    (tmp_path / "xdg" / "lore").mkdir(parents=True)
+    assert resolve_root() == (tmp_path / "xdg" / "lore", "xdg", None)

@@ -99,7 +99,8 @@ def test_review_usage_errors(run: Run, args: list[str], message: str) -> None:
 
 def revision(decision_id: str, was: str = "pending", **changes: Any) -> bytes:
     line = {"_op": "revise", "id": decision_id, "timestamp": NOW, "set": changes}
-    line["was"] = {"outcome": was}  # the outcome it replaced (lore.dynamics.conflicts)
+    if "outcome" in changes:  # the value it replaced: `lore validate` tells clones apart
+        line["was"] = {"outcome": was}
     return orjson.dumps(line)
 
 
@@ -141,9 +142,9 @@ def test_resolve_successful_raises_only_linked_patterns(run: Run, data_dir: Path
         ],
         "failure_id": None,
     }
-    assert (read_document(pattern_file(data_dir, linked))["confidence"]) == 0.6
-    assert read_document(pattern_file(data_dir, linked))["validations"] == 1
-    assert read_document(pattern_file(data_dir, capped))["confidence"] == 1.0
+    shown = ok_json(run, "show", linked)
+    assert (shown["confidence"], shown["validations"]) == (0.6, 1)
+    assert ok_json(run, "show", capped)["confidence"] == 1.0
     assert pattern_file(data_dir, unrelated).read_bytes() == before
 
 
@@ -236,7 +237,7 @@ def test_resolve_with_force(run: Run, data_dir: Path) -> None:
     data = ok_json(run, "review", "--resolve", dec, "--outcome", "revised", "--force")
     assert data["record"]["outcome"] == "revised"
     assert decisions_file(data_dir).read_bytes().splitlines()[-1] == revision(
-        dec, outcome="revised", resolved_at=NOW, was="successful"
+        dec, was="successful", outcome="revised", resolved_at=NOW
     )
 
 

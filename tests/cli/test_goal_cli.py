@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -54,7 +55,14 @@ def test_criteria_ids_and_legacy_statuses() -> None:
         {"id": "sc-1", "text": "b"},
         {"id": "sc-3", "text": "c"},
     ]
-    assert next_criterion_id([{"id": "sc-1"}, {"id": "sc-7"}]) == "sc-8"
+    added = next_criterion_id([{"id": "sc-1"}, {"id": "sc-7"}])
+    assert re.fullmatch(r"sc-[0-9a-f]{6}", added)  # random: two clones never give one twice
+    # Ids that repeat (two clones each added sc-3 before ids were random) each get a name.
+    assert with_ids([{"id": "sc-3", "text": "a"}, {"id": "sc-3", "text": "b"}, {"id": "sc-3"}]) == [
+        {"id": "sc-3", "text": "a"},
+        {"id": "sc-3-2", "text": "b"},
+        {"id": "sc-3-3"},
+    ]
     for old, new in (("achieved", "completed"), ("paused", "blocked"), ("abandoned", "cancelled")):
         goal = Goal.from_dict({"id": "goal-1", "timestamp": NOW, "title": "t", "status": old})
         assert goal.status == new
@@ -194,11 +202,13 @@ def test_update_changes_every_field_in_one_write(run: Run, data_dir: Path) -> No
         "deadline": "2026-06-30",
         "description": "waiting on docs",
     }
+    ids = [c["id"] for c in record["criteria"]]
     assert record["criteria"] == [
         {"id": "sc-1", "text": "tests", "met": True},
-        {"id": "sc-2", "text": "notes", "met": False},
-        {"id": "sc-3", "text": "tag", "met": False},
+        {"id": ids[1], "text": "notes", "met": False},
+        {"id": ids[2], "text": "tag", "met": False},
     ]
+    assert all(re.fullmatch(r"sc-[0-9a-f]{6}", i) for i in ids[1:]) and ids[1] != ids[2]
     assert record["depends_on"] == [other]
     again = ok_json(run, "goal", "update", gid, "--depends-on", other, "--status", "completed")
     assert again["record"]["depends_on"] == [other]  # idempotent
@@ -261,7 +271,8 @@ def test_hand_edits_survive_every_update(run: Run, data_dir: Path) -> None:
     assert doc["completion"] == "0/2"
     assert [c["id"] for c in doc["criteria"]] == ["sc-1", "sc-2"]
     ok_json(run, "goal", "update", "goal-0123456789ab", "--met", "sc-2")
-    ok_json(run, "goal", "update", "goal-0123456789ab", "--add-criterion", "press release")
+    added = ok_json(run, "goal", "update", "goal-0123456789ab", "--add-criterion", "press release")
+    new_id = added["record"]["criteria"][-1]["id"]
     ok_json(run, "goal", "update", "goal-0123456789ab", "--priority", "critical")
     other = create(run, "Other")
     ok_json(run, "goal", "update", "goal-0123456789ab", "--depends-on", other)
@@ -281,7 +292,7 @@ def test_hand_edits_survive_every_update(run: Run, data_dir: Path) -> None:
         "  - text: emails sent   # marketing\n"
         "    met: true\n"
         "    id: sc-2\n"
-        "  - id: sc-3\n"
+        f"  - id: {new_id}\n"
         "    text: press release\n"
         "    met: false\n"
         f"depends_on:\n  - {other}\n"
@@ -339,12 +350,22 @@ def test_concurrent_updates_never_close_a_cycle(run: Run, data_dir: Path) -> Non
 
 def test_met_may_name_a_criterion_added_by_the_same_update(run: Run) -> None:
     goal = create(run, "Ship it", "--criterion", "tests pass")
-    reply = ok_json(run, "goal", "update", goal, "--add-criterion", "docs written", "--met", "sc-2")
+    reply = ok_json(
+        run, "goal", "update", goal, "--add-criterion", "docs written", "--met", "docs written"
+    )
     assert reply["completion"] == "1/2"
+    added = reply["record"]["criteria"][1]["id"]
     assert reply["record"]["criteria"] == [
         {"id": "sc-1", "text": "tests pass", "met": False},
-        {"id": "sc-2", "text": "docs written", "met": True},
+        {"id": added, "text": "docs written", "met": True},
     ]
+    twice = ok_json(run, "goal", "update", goal, "--add-criterion", "tests pass")["record"]
+    refused = run("goal", "update", goal, "--met", "tests pass")
+    assert refused.exit_code == 4
+    assert refused.stderr == (
+        f"lore: error: 2 criteria of {goal} read 'tests pass': name one by its id "
+        f"(sc-1, {twice['criteria'][2]['id']})\n"
+    )
 
 
 def test_a_new_key_goes_before_the_comments_that_end_the_file(run: Run, data_dir: Path) -> None:

@@ -243,7 +243,7 @@ def test_update_is_one_revision(run: Run, three: list[str], data_dir: Path) -> N
             "lesson_learned": "start with a monolith",
             "tags": ["api", "arch", "web"],
         },
-        "was": {"outcome": "pending"},
+        "was": {"outcome": "pending"},  # what it replaced: two clones' outcomes told apart
     }
     assert len(lines(data_dir)) == 4
     record = reply["record"]

@@ -192,7 +192,13 @@ def test_validate_raises_confidence_and_counts(run: Run, data_dir: Path) -> None
     second = run("patterns", "validate", pid)
     assert second.stdout == f"pattern {pid}: confidence 0.95 -> 1 (2 validations)\n"
     stored = read_document(data_dir / "patterns" / "data" / "patterns" / f"{pid}.yaml")
-    assert (stored["confidence"], stored["validations"]) == (1.0, 2)
+    assert (stored["confidence"], stored["validations"]) == (0.85, 0)  # the base: unchanged
+    events = data_dir / "patterns" / "data" / "pattern-events.jsonl"
+    lines = [json.loads(line) for line in events.read_text().splitlines()]
+    assert [(e["id"], e["type"], e["timestamp"]) for e in lines] == [(pid, "validate", NOW)] * 2
+    assert lines[0]["event"] != lines[1]["event"]  # two validations, never one merged line
+    shown = ok_json(run, "patterns", "show", pid)
+    assert (shown["confidence"], shown["validations"]) == (1.0, 2)
     other = new_pattern(run, "Pin versions")
     once = run("patterns", "validate", other)
     assert once.stdout == f"pattern {other}: confidence 0.5 -> 0.6 (1 validation)\n"
@@ -222,8 +228,13 @@ def test_flag_lowers_confidence_and_records_the_flag(run: Run, data_dir: Path) -
     assert (reply["from"], reply["to"], reply["harmful_flags"]) == (0.5, 0.4, 0)
     assert (reply["inverted"], reply["inverted_to"]) == (False, None)
     stored = read_document(data_dir / "patterns" / "data" / "patterns" / f"{pid}.yaml")
-    assert stored["flags"] == [flag]
-    assert stored["confidence"] == 0.4
+    assert (stored["flags"], stored["confidence"]) == ([], 0.5)  # the base: unchanged
+    [event] = (data_dir / "patterns" / "data" / "pattern-events.jsonl").read_text().splitlines()
+    assert {k: v for k, v in json.loads(event).items() if k != "event"} == {
+        "id": pid, "timestamp": NOW, "type": "flag", "flag": "obsolete", "reason": "stale API"
+    }  # fmt: skip
+    shown = ok_json(run, "patterns", "show", pid)
+    assert (shown["flags"], shown["confidence"]) == ([flag], 0.4)
     text = run("patterns", "flag", pid, "--reason", "wrong")  # default type: harmful
     assert text.stdout == f"pattern {pid}: flagged harmful, confidence 0.4 -> 0.2 (1 harmful)\n"
 

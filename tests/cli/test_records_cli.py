@@ -61,6 +61,24 @@ def test_show_human_output_prints_text_literally(run: Run) -> None:
     assert "\x1b" not in result.stdout
 
 
+def test_show_indents_the_lines_of_a_multi_line_value(run: Run) -> None:
+    """A value's later lines are indented under it: an observation holding
+    ``  before: 420 ms`` must not read as a field of the record."""
+    record = new(run, "observe", "Latency (p95):\n  before: 420 ms\n  after: 180 ms", at=T1)
+    result = run("show", record["id"])
+    assert result.exit_code == 0
+    assert result.stdout == (
+        f"observation {record['id']}\n"
+        f"  timestamp: {T1}\n"
+        "  content: Latency (p95):\n"
+        "      before: 420 ms\n"
+        "      after: 180 ms\n"
+        "  status: raw\n"
+        "  source: manual\n"
+        "  v: 1\n"
+    )
+
+
 def test_show_json_is_the_record(run: Run, data_dir: Path) -> None:
     record = new(run, "remember", "Use X", "-a", "y,z")
     result = run("show", record["id"], "--json")

@@ -279,10 +279,58 @@ def test_unparseable_registry_is_an_error_not_an_empty_one(run: Run, data_dir: P
     assert text.exit_code == 4
     assert text.stdout == f"error: {issue['message']} [parse]\n"
     assert text.stderr == "lore: 0 projects, 1 error\n"
-    listing = run("registry", "list")
-    assert listing.exit_code == 0 and listing.stdout == ""
-    assert f"lore: warning: {path}:5: invalid YAML" in listing.stderr
+    # A listing never passes an unreadable registry off as an empty one (exit 0).
+    for args in (("registry", "list"), ("list", "projects"), ("registry", "list", "--json")):
+        listing = run(*args)
+        assert listing.exit_code == 4, args
+        assert listing.stderr.startswith(f"lore: error: {path}:5: invalid YAML"), args
+        assert "no project can be read until it is fixed" in listing.stderr
     assert path.read_text(encoding="utf-8") == BROKEN
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        " ".join(["word"] * 20),  # 99 characters: ruamel folded it onto two lines
+        "a" * 60 + " " + "b" * 60,
+        "svc: " + "x " * 60,
+    ],
+)
+def test_a_long_project_name_is_written_so_it_reads_back(
+    run: Run, data_dir: Path, name: str
+) -> None:
+    added = ok_json(run, "registry", "add", name, "--description", "long")
+    assert added["created"] is True
+    ok_json(run, "registry", "add", "other", "--description", "short")
+    listed = ok_json(run, "registry", "list")
+    assert [p["name"] for p in listed] == [name.strip(), "other"]
+    from lore.storage import yamlio
+
+    doc = yamlio.to_plain(yamlio.load(projects_file(data_dir)))
+    assert list(doc["projects"]) == [name.strip(), "other"]
+    assert ok_json(run, "registry", "remove", "other")["id"] == "other"
+    assert [p["name"] for p in ok_json(run, "registry", "list")] == [name.strip()]
+
+
+def test_a_write_that_would_not_read_back_is_refused_and_changes_nothing(
+    run: Run, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = hand_written(data_dir)
+    from lore.storage import yamlio
+
+    real = yamlio.dumps
+
+    def corrupting(data: Any, width: int | None = None) -> bytes:
+        return real(data, width).replace(b"projects:", b"projects: [", 1)
+
+    monkeypatch.setattr(yamlio, "dumps", corrupting)
+    result = run("registry", "add", "billing", "--description", "x")
+    assert result.exit_code == 4
+    assert result.stderr == (
+        f"lore: error: {path}: lore would write YAML it cannot read back the same; nothing "
+        "was written\n"
+    )
+    assert path.read_text(encoding="utf-8") == HAND_WRITTEN
 
 
 def test_remove_keeps_the_comments_that_follow_the_entry(run: Run, data_dir: Path) -> None:

@@ -221,7 +221,7 @@ def test_file_system_refusal_is_a_clear_error_not_an_internal_one(run: Any, tmp_
     root = blocker / "data"
     result = run("--data-dir", str(root), "observe", "hello", "--json")
     assert result.exit_code == 1
-    target = str(root / "inbox" / "data")
+    target = str(root)  # the root itself cannot be made (its lock lives there)
     assert json.loads(result.stdout) == {
         "ok": False,
         "error": f"Not a directory: {target}",

@@ -30,6 +30,7 @@ _NOISE = [
     (re.compile(r"\d{4}-\d{2}-\d{2}"), "<date>"),
     (re.compile(r"\b[0-9a-f]{7,40}\b"), "<hash>"),
     (re.compile(r"\bin \d+(\.\d+)?\s?m?s\b"), "in <duration>"),
+    (re.compile(r"\bsc-[0-9a-f]{6}\b"), "sc-<random>"),  # a criterion added to a goal
 ]
 
 

@@ -198,6 +198,25 @@ def test_a_grown_file_is_read_from_where_it_stopped(
     assert session["digest"]["files"] == ["src/protocol_processor/nodes/ordinal_resolve.py"]
 
 
+def test_a_line_still_being_written_over_two_runs_keeps_the_place(
+    run: Any, data_dir: Path, tmp_path: Path
+) -> None:
+    """A run that finds only the same half-written line reads nothing and leaves the
+    watermark where it was: the next run goes on from there, not from the start."""
+    lines = (FIXTURES / "claude-medgemma.jsonl").read_bytes().splitlines(keepends=True)
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"".join(lines[:5]) + lines[5][:40])
+    assert ingest(run, str(path))["files"][0]["lines"] == [1, 5]
+    before = {p: p.read_bytes() for p in data_dir.rglob("*") if p.is_file()}
+    again = ingest(run, str(path))["files"][0]
+    assert (again["read"], again["lines"]) == ("grown", None)
+    assert {p: p.read_bytes() for p in data_dir.rglob("*") if p.is_file()} == before
+    path.write_bytes(b"".join(lines[:17]))
+    third = ingest(run, str(path))["files"][0]
+    assert (third["read"], third["lines"]) == ("grown", [6, 17])
+    assert len(third["failures"]["new"]) == 2
+
+
 @pytest.mark.parametrize("change", ["replaced", "truncated", "rewritten"])
 def test_a_replaced_or_truncated_file_is_read_again_without_duplicates(
     run: Any, data_dir: Path, tmp_path: Path, change: str
@@ -374,6 +393,13 @@ def test_show_source_prints_the_lines_readably(run: Any, tmp_path: Path) -> None
         4,
         f"lore: error: {no_source} has no provenance: it was not ingested from a transcript\n",
     )
+    path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:4]))
+    cut = run("show", push["id"], "--source")  # truncated since: the lines are not there
+    assert (cut.exit_code, cut.stderr) == (
+        3,
+        f"lore: error: {path}: the transcript has 4 lines now, not lines 6-7: it was "
+        "truncated or replaced since it was ingested\n",
+    )
     path.unlink()
     gone = run("show", push["id"], "--source")
     assert gone.exit_code == 3 and "cannot read the transcript" in gone.stderr
@@ -389,9 +415,7 @@ def test_validate_export_and_import_keep_provenance(
     assert run("export", "-o", str(exported)).exit_code == 0
     lines = [orjson.loads(line) for line in exported.read_bytes().splitlines()]
     with_provenance = [line for line in lines if "provenance" in line]
-    assert {line["kind"] for line in with_provenance} == {"failure", "observation", "session"} - {
-        "session"
-    }
+    assert {line["kind"] for line in with_provenance} == {"failure", "observation", "session"}
     other = tmp_path / "other"
     assert run("--data-dir", str(other), "import", str(exported)).exit_code == 0
     again = json.loads(run("--data-dir", str(other), "list", "failure", "--json").stdout)
@@ -512,6 +536,30 @@ def test_nothing_to_ingest_says_so(run: Any, repo: Path) -> None:
     result = run("ingest")
     assert (result.exit_code, result.stdout) == (0, "")
     assert result.stderr == f"lore: no agent transcripts found for {repo}\n"
+
+
+def test_a_byte_order_mark_hides_no_line(run: Any, tmp_path: Path) -> None:
+    """A transcript saved by an editor with a UTF-8 byte-order mark: its first line is read
+    like the others (it was skipped as damaged)."""
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + (FIXTURES / "claude-medgemma.jsonl").read_bytes())
+    doc = ingest(run, str(path))
+    assert (doc["files"][0]["skipped_lines"], doc["files"][0]["lines"][0]) == (0, 1)
+    (session,) = records(run, "session")
+    assert session["digest"]["first_request"].startswith("No no, no mocking.")
+
+
+def test_an_empty_path_says_so(run: Any, tmp_path: Path) -> None:
+    """A PATH given that holds nothing to read is named (not "for any project", which is
+    what --all says)."""
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    (tmp_path / "folder").mkdir()
+    result = run("ingest", str(tmp_path / "empty.jsonl"), str(tmp_path / "folder"))
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == (
+        f"lore: no transcript to read in {tmp_path / 'empty.jsonl'}, {tmp_path / 'folder'}"
+        " (empty, or no .jsonl or .json transcript in a folder)\n"
+    )
 
 
 def test_a_key_pasted_after_a_long_request_is_masked_before_the_request_is_cut(

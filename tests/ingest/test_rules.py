@@ -268,6 +268,16 @@ def test_the_same_command_key() -> None:
         ("prompt", "ok, let's go", []),
         ("prompt", "sorry please continue ", []),
         ("prompt", "yes please", []),
+        # reassurance starts like a correction ("no,", "don't", "never") but asks nothing
+        ("prompt", "Don't worry about it.", []),
+        ("prompt", "Never mind, I found the config file myself.", []),
+        ("prompt", "No, that's fine, keep going with the plan.", []),
+        ("prompt", "No worries, take your time with the refactor.", []),
+        (
+            "prompt",
+            "No, don't worry about the docs. Don't mock the database in these tests.",
+            [("preference", "Don't mock the database in these tests.")],
+        ),
         (
             "summary",
             "Never push to main. This session is being continued from a previous conversation.",

@@ -200,3 +200,102 @@ def test_read_only_tools_write_nothing(server: Any, name: str) -> None:
     assert not server.call(name, **args.get(name, {})).is_error or name == "show"
     after = sorted(p for p in server.root.rglob("*") if p.is_file())
     assert after == before and [p.stat().st_size for p in after] == sizes
+
+
+def test_every_request_gets_an_answer_even_a_batch_bad_bytes_or_deep_nesting(
+    tmp_path: Path,
+) -> None:
+    """Issue 15: lines the SDK dropped in silence (the client waited for ever) get a
+    JSON-RPC error with their id; the server serves on."""
+    lore = str(Path(sys.executable).with_name("lore"))
+    ping = {"jsonrpc": "2.0", "method": "ping"}
+    deep = "[" * 20_000 + "]" * 20_000
+    lines = [
+        json.dumps([{**ping, "id": 10}, {**ping, "id": 11}, {"jsonrpc": "2.0", "method": "n"}]),
+        b'{"jsonrpc": "2.0", "id": 12, "method": "ping", "params": {"x": "\xff\xfe"}}',
+        '{"jsonrpc": "2.0", "id": 13, "method": "ping", "params": {"x": ' + deep + "}}",
+        '{"jsonrpc": "2.0", "id": 14, "method": "ping", "params": {"x": '
+        + "[" * 80
+        + "]" * 80
+        + "}}",
+        "this is not json",
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "0"},
+                },
+            }
+        ),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/call",
+                "params": {"name": "observe", "arguments": {"text": "null"}},
+            }
+        ),
+    ]
+    env = {**os.environ, "LORE_DATA_DIR": str(tmp_path / "data")}
+    answers: dict[Any, Any] = {}
+    with subprocess.Popen(
+        [lore, "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        for line in lines:
+            proc.stdin.write((line if isinstance(line, bytes) else line.encode()) + b"\n")
+        proc.stdin.flush()
+        while not {3, 10, 11, 12, 13, 14, None} <= answers.keys():  # in any order
+            raw = proc.stdout.readline()
+            assert raw, "the server stopped"
+            message = json.loads(raw)
+            answers[message.get("id")] = message
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    assert proc.returncode == 0
+    for rid in (10, 11):
+        assert answers[rid]["error"] == {
+            "code": -32600,
+            "message": "batch requests are not supported: send one JSON-RPC message per line",
+        }
+    assert answers[12]["error"]["code"] == -32700
+    assert answers[12]["error"]["message"].startswith("not UTF-8 text (byte ")
+    assert answers[13]["error"]["code"] == -32700  # too deep for any JSON parser
+    assert answers[14]["error"] == {"code": -32600, "message": "nested more than 64 levels deep"}
+    assert answers[None]["error"]["code"] == -32700  # "this is not json": no id to answer
+    record = answers[3]["result"]["structuredContent"]["record"]
+    assert record["content"] == "null"  # the text as sent, not JSON's null
+
+
+def test_text_arguments_stay_the_text_sent(server: Any) -> None:
+    """Issue 15: an optional text ("null", JSON-looking text) is not parsed as JSON."""
+    decision = server.ok("remember", text="Use null objects", rationale="null")
+    assert decision["record"]["rationale"] == "null"
+    pattern = server.ok("learn", text="Pass config as JSON", solution='{"retries": 3}')
+    assert pattern["record"]["solution"] == '{"retries": 3}'
+    listed = server.ok("remember", text="Keep lists", alternatives='["a", "b"]')
+    assert listed["record"]["alternatives"] == ["a", "b"]  # a list argument is still parsed
+
+
+def test_a_field_of_the_wrong_type_is_refused_not_a_crash(server: Any) -> None:
+    refused = server.error("capture", text="x", kind="decision", fields={"rationale": {"a": 1}})
+    assert refused == {
+        "ok": False,
+        "error": "decision rationale must be a string (got dict)",
+        "code": "invalid",
+        "field": "rationale",
+        "kind": "decision",
+    }
+    assert (
+        server.error("capture", text="x", kind="pattern", fields={"examples": {"a": 1}})["code"]
+        == "invalid"
+    )

@@ -122,8 +122,10 @@ def test_full_disk_gives_a_clear_error_and_leaves_nothing_partial(
             acked.append(json.loads(result.stdout)["id"])
         assert failed is not None, "the disk never filled"
         assert failed.exit_code == 1
-        assert "No space left on device" in json.loads(failed.stdout)["error"]
         log = root / "inbox" / "data" / "observations.jsonl"
+        error = json.loads(failed.stdout)
+        assert error["error"] == f"No space left on device: {log}"  # which file: the log
+        assert error["path"] == str(log)
         raw = log.read_bytes()
         assert raw.endswith(b"\n")
         assert workloads.stored_ids(root) == acked
@@ -153,7 +155,8 @@ def test_lore_validate_after_a_subprocess_capture_on_a_full_disk(tmp_path: Path)
             )
             codes.append(done.returncode)
             if done.returncode:
-                assert done.stderr.startswith("lore: error: No space left on device")
+                assert done.stderr.startswith("lore: error: No space left on device: ")
+                assert env_root in done.stderr  # the path of the file that did not fit
                 break
         assert codes[-1] == 1
         check = subprocess.run(
@@ -188,16 +191,16 @@ def test_a_document_folder_stamp_ignores_temp_files_that_come_and_go(
     file just as it was renamed failed with "No such file or directory: .pat-....tmp"."""
     import os
 
-    from lore.store import core as store_module
+    from lore.storage import stamp as stamp_module
 
     folder = tmp_path / "patterns"
     folder.mkdir()
     (folder / "pat-1.yaml").write_text("name: a\n")
     temp = folder / ".pat-1.yaml.0a1b2c.tmp"
     temp.write_text("name: b\n")
-    first = store_module._stamp(folder)
+    first = stamp_module.stamp(folder)
     temp.unlink()
-    assert store_module._stamp(folder) == first
+    assert stamp_module.stamp(folder) == first
     assert [entry[0] for entry in first] == ["pat-1.yaml"]
 
     real = os.scandir
@@ -218,5 +221,5 @@ def test_a_document_folder_stamp_ignores_temp_files_that_come_and_go(
         def __exit__(self, *exc: object) -> None:
             self.inner.close()
 
-    monkeypatch.setattr(store_module.os, "scandir", Entries)
-    assert store_module._stamp(folder) == first
+    monkeypatch.setattr(stamp_module.os, "scandir", Entries)
+    assert stamp_module.stamp(folder) == first

@@ -190,7 +190,12 @@ def test_odd_documents_are_issues_and_do_not_break_listing(
     records = store.records("pattern")
 
     assert [r.id for r in records] == ["pat-0000000000ee", PATTERN_ID]
-    assert [(i.file, i.line, i.message) for i in store.issues] == [(str(odd), 0, message)]
+    assert records[0].timestamp == ""  # a number where a time belongs reads as no time
+    ee = store.location("pattern") / "pat-0000000000ee.yaml"
+    wrong_type = "pat-0000000000ee: timestamp has the wrong type; read as the default"
+    assert sorted((i.file, i.line, i.message) for i in store.issues) == sorted(
+        [(str(odd), 0, message), (str(ee), 0, f"{wrong_type} (lore validate names it)")]
+    )
 
 
 def test_unquoted_timestamps_and_dates_come_back_as_strings(store: Store) -> None:

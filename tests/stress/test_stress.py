@@ -141,3 +141,44 @@ def test_full_disk_campaign(tmp_path: Path, run: Run, monkeypatch: pytest.Monkey
         assert set(acked) == found
         assert check["issues"] == []
         assert leftovers == []
+
+
+@pytest.mark.parametrize("mode", ["merge", "rebase"])
+def test_three_clones_writing_beside_sync_loops_for_20_seconds_lose_nothing(
+    run: Run, tmp_path: Path, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The issue 15 campaign's run: three writer loops and a sync loop per clone."""
+    import time
+
+    sys.path.insert(0, str(Path(__file__).parent.parent))
+    import test_sync_safety as sync_safety
+
+    for role in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{role}_NAME", "t")
+        monkeypatch.setenv(f"GIT_{role}_EMAIL", "t@example.com")
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
+    (tmp_path / "gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+    clones = sync_safety.team(run, tmp_path, 3)
+    until = time.monotonic() + 20.0
+    procs = []
+    for c, clone in enumerate(clones):
+        for w in range(3):
+            out = tmp_path / f"acked-{c}-{w}"
+            args = (str(clone), str(out), until, w)
+            procs.append(sync_safety.FORK.Process(target=sync_safety._writer, args=args))
+        procs.append(
+            sync_safety.FORK.Process(target=sync_safety._syncer, args=(str(clone), mode, until))
+        )
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(120)
+    acked: set[str] = set()
+    for file in tmp_path.glob("acked-*"):
+        acked |= set(file.read_text().split())
+    for clone in [*clones, *clones]:
+        sync_safety.lore(run, clone, "sync", f"--{mode}")
+    lost = {c.name: len(acked - sync_safety.ids(c)) for c in clones}
+    report(f"sync beside writers ({mode})", {"acknowledged": len(acked), "lost": lost})
+    assert all(n == 0 for n in lost.values())

@@ -88,6 +88,29 @@ def test_search_then_open_a_record(browser: Any, served: Served) -> None:
     shot(browser, served, "record", full=True)
 
 
+def test_the_search_box_follows_back_and_forward(browser: Any, served: Served) -> None:
+    """With the focus in the search box (where the page puts it), Back shows the earlier
+    search's words in the box, not the words of the results that were replaced."""
+    browser.viewport(1280, 860)
+    open_page(
+        browser,
+        served,
+        "#/search?q=redis",
+        "document.querySelector('.results[data-query=\"redis\"]')",
+    )
+    browser.click("#q")
+    browser.goto(served.url + "#/search?q=postgres&kind=decision&limit=50")
+    browser.wait("document.querySelector('.results[data-query=\"postgres\"]')")
+    form = "[...new FormData(document.querySelector('form.search')).entries()].join(' ')"
+    assert (
+        browser.eval(form) == "q,postgres kind,decision project, tag, since, until, all, limit,50"
+    )
+    assert browser.eval("document.activeElement.id") == "q"
+    browser.eval("history.back()")
+    browser.wait("document.querySelector('.results[data-query=\"redis\"]')")
+    assert browser.eval(form) == "q,redis project, tag, since, until, all, limit,20"
+
+
 def test_walk_the_timeline_from_a_year_to_a_day_and_back(browser: Any, served: Served) -> None:
     open_page(browser, served, "#/timeline", "document.querySelector('.periods')")
     assert text(browser, "h1").startswith("All time")
@@ -268,6 +291,12 @@ def test_a_phone_width_reads_without_sideways_scrolling(browser: Any, served: Se
             open_page(browser, served, route, "document.querySelector('main h1')")
             browser.wait("!document.querySelector('main[aria-busy]')")
             assert browser.eval("document.documentElement.scrollWidth") <= 390, route
+        # The graph scrolls inside its own box, the page does not.
+        open_page(browser, served, "#/graph/dec-ui-redis", "document.querySelector('.lg-focus')")
+        assert browser.eval("document.documentElement.scrollWidth") <= 390
+        box = "document.querySelector('#graph-canvas')"
+        assert browser.eval(f"{box}.getBoundingClientRect().right") <= 390
+        assert browser.eval(f"{box}.scrollWidth > {box}.clientWidth")
         shot(browser, served, "phone-queues")
     finally:
         browser.viewport(1280, 860)
@@ -336,3 +365,37 @@ def test_text_contrast_and_the_keyboard(browser: Any, served: Served, scheme: st
     browser.key("Enter")
     browser.wait("location.hash === '#/record/dec-ui-celery' && document.querySelector('#history')")
     assert browser.eval("document.activeElement.tagName") == "H1"  # focus moved to the page
+
+
+def test_a_long_provenance_is_read_only_when_asked(browser: Any, served: Served) -> None:
+    """A session's provenance is its whole transcript: the page names it and reads the
+    lines only when the person opens them (a real one is 800 lines, 70,000 pixels)."""
+    from lore.components.transfer import Session
+    from lore.store.core import Store
+
+    transcript = served.root.parent / "long-session.jsonl"
+    transcript.write_text(
+        "".join(
+            json.dumps({"type": "user", "message": {"role": "user", "content": f"step {n}"}}) + "\n"
+            for n in range(1, 301)
+        )
+    )
+    Store(served.root).add(
+        [
+            Session(
+                id="session-ui-long",
+                timestamp="2024-01-02T10:00:00.000000Z",
+                status="closed",
+                message="A long ingested session.",
+                source="ingest",
+                provenance={"transcript": str(transcript), "session": "long", "lines": [1, 300]},
+            )
+        ]
+    )
+    open_page(browser, served, "#/record/session-ui-long", "document.querySelector('#provenance')")
+    assert text(browser, "#provenance summary") == "Show the 300 transcript lines"
+    assert browser.eval("document.querySelectorAll('#provenance .transcript li').length") == 0
+    assert browser.eval("document.documentElement.scrollHeight") < 3000
+    browser.click("#provenance summary")
+    browser.wait("document.querySelectorAll('#provenance .transcript li').length === 300")
+    assert texts(browser, "#provenance .transcript li")[299].startswith("300")

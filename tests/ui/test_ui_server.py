@@ -361,6 +361,11 @@ def test_writes_run_the_cli_use_cases(ui: Client, run: Run, data_dir: Path) -> N
         token=True,
     )
     assert (status, secret["code"]) == (422, "secret")
+    # the page has no --allow-secret: the message does not send a person looking for one
+    assert secret["error"] == (
+        "refusing to write: discard_reason looks like it holds a secret (GitHub token); remove it "
+        "(the web app never stores a credential)"
+    )
     assert files(data_dir) == before
     status, _, resolved = ui.post(
         "/api/queue/review/resolve",

@@ -12,7 +12,7 @@ export async function render(ctx) {
   const sections = await Promise.all(wanted.map((q) => queue(q, ctx)));
   return h("div", { class: "view-queues" },
     h("h1", {}, "Queues"),
-    h("p", { class: "quiet" }, "Records waiting for a person. Each action is the CLI command shown beside it, run by the same code."),
+    h("p", { class: "quiet" }, "Records waiting for a person. Each action does what its CLI command does, through the same code (point at a button to see the command)."),
     READ_ONLY ? h("p", { class: "notice" }, "lore ui runs --read-only: the actions are off.") : null,
     h("nav", { class: "tabs", "aria-label": "Queues" }, info.queues.map((q) =>
       h("a", { href: route("queues", q.name), "aria-current": ctx.arg === q.name ? "page" : null }, q.title))),

@@ -5,6 +5,7 @@ import { get } from "./api.js";
 import { badge, errorBox, h, kindOf, recordLink, route, status, time, title, when } from "./dom.js";
 
 const ARROW = { out: "→", in: "←" };
+const SOURCE_IN_PLACE = 40; // transcript lines shown with the page; more wait for a click
 
 export async function render(ctx) {
   const id = ctx.arg;
@@ -88,10 +89,22 @@ function provenance(rec, info) {
   const box = h("section", { class: "card", id: "provenance" }, h("h2", {}, "Provenance"), body);
   if (info.source) {
     const slot = h("div", { class: "source", "aria-live": "polite" }, h("p", { class: "quiet" }, "Reading the transcript…"));
-    body.append(slot);
-    get("/api/show", { id: rec.id, source: 1 })
+    const load = () => get("/api/show", { id: rec.id, source: 1 })
       .then((doc) => slot.replaceChildren(transcript(doc.source_lines)))
       .catch((error) => slot.replaceChildren(errorBox(error)));
+    const count = lines ? lines[lines.length - 1] - lines[0] + 1 : 0;
+    if (count > SOURCE_IN_PLACE) {
+      // A session's grip is its whole transcript (thousands of lines, megabytes): read
+      // and drawn only when asked for, so the page stays a page.
+      const more = h("details", { class: "source-all" },
+        h("summary", {}, `Show the ${count} transcript lines`), slot);
+      let asked = false;
+      more.addEventListener("toggle", () => { if (more.open && !asked) { asked = true; load(); } });
+      body.append(more);
+    } else {
+      body.append(slot);
+      load();
+    }
   }
   return box;
 }

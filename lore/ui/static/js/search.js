@@ -69,8 +69,16 @@ function go(form, typing) {
 }
 
 export async function update(ctx, state) {
-  const q = state.form.querySelector("#q");
-  if (document.activeElement !== q) q.value = ctx.params.get("q") || "";
+  // The form shows the search the address holds (Back, Forward, a link), never one
+  // search over another's results. A box being typed in is left alone when it already
+  // says it (the address holds it trimmed: a rewrite would eat a space just typed).
+  for (const el of state.form.elements) {
+    if (!el.name) continue;
+    const wanted = ctx.params.get(el.name) || "";
+    if (el.type === "checkbox") el.checked = ctx.params.getAll(el.name).includes(el.value);
+    else if (el.tagName === "SELECT") el.value = wanted || el.options[0].value;
+    else if (el.value.trim() !== wanted.trim()) el.value = wanted;
+  }
   await results(ctx, state);
 }
 
