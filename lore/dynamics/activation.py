@@ -19,7 +19,6 @@ observations fastest.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 HALF_LIFE_DAYS = {
     "decision": 365.0,
@@ -37,19 +36,28 @@ W_FRESH, W_USE, W_VALUE = 0.4, 0.2, 0.4
 USE_SATURATION = 20
 CITATION_WEIGHT = 2
 DAY = 86400.0
+STALE_FACTOR = 0.75  # what staleness (lore.dynamics.fresh) multiplies a ranking score by
 
 
-class Activation(NamedTuple):
-    """One record's activation and its parts (what ``recall --explain`` shows)."""
+class Activation:
+    """One record's activation and its parts (what ``recall --explain`` shows). A plain
+    class, not a NamedTuple: making one costs start-up time on every resume."""
 
-    value: float
-    recency: float  # of creation
-    last_used: float  # recency of the last use; 0 when never used here
-    use: float  # the use share, 0..1
-    uses: int  # recalls and injections on this machine
-    cited: int  # later records pointing at it
-    importance: float
-    pinned: bool
+    __slots__ = ("cited", "importance", "last_used", "pinned", "recency", "use", "uses", "value")
+
+    def __init__(
+        self,
+        value: float,
+        recency: float,  # of creation
+        last_used: float,  # recency of the last use; 0 when never used here
+        use: float,  # the use share, 0..1
+        uses: int,  # recalls and injections on this machine
+        cited: int,  # later records pointing at it
+        importance: float,
+        pinned: bool,
+    ) -> None:
+        self.value, self.recency, self.last_used, self.use = value, recency, last_used, use
+        self.uses, self.cited, self.importance, self.pinned = uses, cited, importance, pinned
 
     def parts(self) -> dict[str, float]:
         return {

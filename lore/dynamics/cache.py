@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from lore.dynamics.fresh import write_cache
+from lore.dynamics.tally import write_cache
 
 SCHEMA = 1
 

@@ -17,13 +17,10 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from lore.model import Log, Record, kind_class, kinds
 from lore.store.core import Store
-
-CACHE = "conflicts.json"
 
 
 class Setting(NamedTuple):
@@ -191,27 +188,3 @@ def _numbered(store: Store, found: Divergence) -> Divergence:
         first=found.first._replace(line=line(found.first.line)),
         second=found.second._replace(line=line(found.second.line)),
     )
-
-
-def open_count(store: Store, idx: Any) -> int:
-    """How many open divergences the logs hold: the number ``lore resume`` shows, kept in
-    the machine-local folder keyed by the logs' size, mtime and inode (a merge, a sync or
-    any write moves them); worked out from the index when they moved."""
-    import orjson
-
-    from lore.dynamics.fresh import write_cache
-    from lore.store.core import _stamp
-
-    # The logs the index follows (no kind module need be imported to find them).
-    logs = sorted((kind, path) for kind, (path, suffix) in idx.layout.items() if not suffix)
-    key = orjson.loads(orjson.dumps([[kind, _stamp(Path(path))] for kind, path in logs]))
-    path = Path(store.root.local) / "dynamics" / CACHE
-    try:
-        cached = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        cached = None
-    if isinstance(cached, dict) and cached.get("key") == key:
-        return int(cached.get("count") or 0)
-    count = len(from_index(store, idx))
-    write_cache(path, orjson.dumps({"key": key, "count": count}))
-    return count

@@ -7,7 +7,6 @@ read twice. ``lore stale`` (``lore.dynamics.stale``) gives the full answer from 
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 import orjson
 
 from lore.capture.anchors import blob_id, uses_sha256
+from lore.dynamics.tally import write_cache
 
 CACHE = "blobs.json"
 MAX_ENTRIES = 50_000  # files remembered; beyond that the cache starts again
@@ -70,27 +70,6 @@ class Blobs:
             return
         write_cache(self.path, orjson.dumps(self._table))
         self.changed = False
-
-
-def write_cache(path: Path, data: bytes) -> bool:
-    """Replace a cache file atomically, without fsync (a crash loses a cache, nothing
-    else); best effort, never raises."""
-    import tempfile
-
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-    except Exception:
-        return False
-    return True
 
 
 def _regular(mode: int) -> bool:

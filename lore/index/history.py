@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any
 
 import orjson
 
@@ -22,14 +22,23 @@ COUNTS_FILE = "recall-counts.json"  # before usage.json: {id: recalls}
 HOW = ("recalled", "injected")
 
 
-class Use(NamedTuple):
-    recalled: int
-    injected: int
-    last: float  # epoch seconds of the last use (0: unknown)
+class Use:
+    """One id's use here. (A plain class, not a NamedTuple: making one costs start-up
+    time, and resume and recall load this module.)"""
+
+    __slots__ = ("injected", "last", "recalled")
+
+    def __init__(self, recalled: int, injected: int, last: float) -> None:
+        self.recalled = recalled
+        self.injected = injected
+        self.last = last  # epoch seconds of the last use (0: unknown)
 
     @property
     def total(self) -> int:
         return self.recalled + self.injected
+
+    def as_list(self) -> list[Any]:
+        return [self.recalled, self.injected, self.last]
 
 
 def usage_path(root: DataRoot) -> Path:
@@ -105,7 +114,7 @@ def note_used(root: DataRoot, ids: list[str], how: str = "recalled") -> bool:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as handle:
-                handle.write(orjson.dumps({k: list(v) for k, v in table.items()}))
+                handle.write(orjson.dumps({k: v.as_list() for k, v in table.items()}))
             os.replace(tmp, path)
         except BaseException:
             with contextlib.suppress(OSError):

@@ -14,7 +14,7 @@ from lore.index.refresh import Refreshable
 from lore.paths import DataRoot
 from lore.store.core import Store
 
-INDEX_SCHEMA = 16
+INDEX_SCHEMA = 18
 MAGIC = b"LOREIDX\x00"
 
 

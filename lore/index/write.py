@@ -198,17 +198,20 @@ DECISION_TYPE_WEIGHT = {
     "other": 0.3,
 }
 W_DECISION_TYPE, W_DECISION_OUTCOME, W_DECISION_SPEC = 0.25, 0.25, 0.20
+# The importance part of resume's activation term (lore.sessions.resume: 0.5 x the
+# activation model's 0.4), static like the rest: kept here so resume adds it for nothing.
+W_DECISION_VALUE = 0.20
 
 
 def decision_weight(state: dict[str, Any]) -> float:
     """The part of a decision's resume rank its own fields decide (kept in the index):
-    W_DECISION_TYPE * type weight + W_DECISION_OUTCOME * importance (outcome, lesson)
-    + W_DECISION_SPEC * spec_quality."""
+    W_DECISION_TYPE * type weight + (W_DECISION_OUTCOME + W_DECISION_VALUE) * importance
+    (outcome, lesson) + W_DECISION_SPEC * spec_quality."""
     kind = DECISION_TYPE_WEIGHT.get(str(state.get("type")), DECISION_TYPE_WEIGHT["other"])
     spec = max(0.0, min(1.0, weight.number(state.get("spec_quality"), 0.0)))
     return (
         W_DECISION_TYPE * kind
-        + W_DECISION_OUTCOME * weight.importance("decision", state)
+        + (W_DECISION_OUTCOME + W_DECISION_VALUE) * weight.importance("decision", state)
         + W_DECISION_SPEC * spec
     )
 

@@ -29,10 +29,10 @@ import math
 import time
 from typing import Any, NamedTuple
 
+from lore.dynamics.activation import STALE_FACTOR
 from lore.index import analyze
 from lore.index.columns import SEARCH_KINDS
 from lore.index.persist import Index, current, open_index
-from lore.recall.ranking import STALE_FACTOR
 from lore.store.core import Store
 
 KINDS = ("anti-pattern", "pattern", "decision", "goal", "failure")

@@ -70,7 +70,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 
-from lore.dynamics.activation import Activation
+from lore.dynamics.activation import STALE_FACTOR, Activation
 from lore.index.analyze import WORD, stem
 
 # --- weights and parameters (documented in the module docstring) --------------------------
@@ -88,7 +88,6 @@ W_TEXT = 1.0
 W_ACTIVATION = 0.25
 W_PROJECT = 0.10
 HIDDEN_FACTOR = 0.5
-STALE_FACTOR = 0.75
 
 
 # --- scoring ------------------------------------------------------------------------------

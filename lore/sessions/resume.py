@@ -23,7 +23,7 @@ from lore.store.core import Store
 RECENT_DECISIONS = 10
 # Which decisions resume shows: the most important, by a weighted sum (see
 # ``rank_decisions``; its static part is ``lore.index.write.decision_weight``).
-W_ACTIVATION = 0.5
+W_ACTIVATION = 0.5  # its importance share (x W_VALUE) is lore.index.write.W_DECISION_VALUE
 TOP_PATTERNS = 5
 MAX_GOALS = 10  # goals listed (by priority); goals_count has them all
 MAX_PENDING = 10  # decisions pending review listed (oldest first); pending_review_count all
@@ -170,15 +170,14 @@ def tending(store: Store, idx: Any) -> dict[str, Any]:
     """``{"conflicts": n, "proposals": {"count", "at", "current"} or None}``: the open
     conflicts a merge left (``lore.dynamics.conflicts``, cached by the logs' stamps) and
     the count the last ``lore consolidate`` found (``current``: nothing changed since)."""
-    from lore.dynamics.conflicts import open_count
-    from lore.dynamics.tally import remembered, state_key
+    from lore.dynamics.tally import conflict_count, remembered, state_key
 
     last = remembered(store)
     proposals = None
     if last is not None and isinstance(last.get("count"), int):
         current = last.get("key") == state_key(idx)
         proposals = {"count": last["count"], "at": last.get("at"), "current": current}
-    return {"conflicts": open_count(store, idx), "proposals": proposals}
+    return {"conflicts": conflict_count(store, idx), "proposals": proposals}
 
 
 def rank_decisions(
@@ -190,13 +189,13 @@ def rank_decisions(
     where ``lore.index.write.decision_weight`` weighs type, outcome (with a lesson's bonus)
     and spec_quality, and activation is ``lore.dynamics.activation`` (recency with the
     decisions' half-life, use on this machine, citations, importance; a pinned decision
-    never decays). Ties: the newer first. From the index's columns alone: the parts that
-    need a record's id (use, citations) and the staleness of its files are looked up only
-    for the decisions that could still make the cut.
+    never decays). Its importance part is static, so the index's ``dw`` column holds it
+    already (``W_DECISION_VALUE``). Ties: the newer first. From the index's columns alone:
+    the parts that need a record's id (use here) and the staleness of its files are looked
+    up only for the decisions that could still make the cut.
     """
     from lore.dynamics import activation as model
     from lore.index.history import usage
-    from lore.recall.ranking import STALE_FACTOR
 
     if not docs:
         return []
@@ -214,24 +213,24 @@ def rank_decisions(
     k = math.log(2.0) / (model.half_life("decision") * model.DAY)
     w_fresh = W_ACTIVATION * model.W_FRESH
     c = w_fresh * math.exp(-k * now)
-    w_value = W_ACTIVATION * model.W_VALUE
     exp = math.exp
-    base = [
-        w + c * exp(k * t) + w_value * i
-        for w, t, i in zip(pick(idx.dw), aged, pick(idx.imp), strict=True)
-    ]
+    w_use = W_ACTIVATION * model.W_USE
+    cit_known = idx.cit_valid  # the citations' columns: exact without any id
+    if cit_known and idx.cit_max:  # citations' use share, by count (few distinct counts)
+        cits: tuple[int, ...] = pick(idx.cit)
+        share = {n_: w_use * model.use_share(0, n_) for n_ in set(cits)}
+        base = [
+            w + c * exp(k * t) + share[n_]
+            for w, t, n_ in zip(pick(idx.dw), aged, cits, strict=True)
+        ]
+    else:
+        base = [w + c * exp(k * t) for w, t in zip(pick(idx.dw), aged, strict=True)]
     pins = idx.pins
     if pins:  # a pinned decision is as fresh as a new one
         base = [
             b + (w_fresh - c * exp(k * t) if d in pins else 0.0)
             for b, t, d in zip(base, aged, docs, strict=True)
         ]
-    w_use = W_ACTIVATION * model.W_USE
-    cit_known = idx.cit_valid  # the citations' column: exact without any id
-    if cit_known and idx.cit_max:
-        cits: tuple[int, ...] = pick(idx.cit)
-        shares = {n_: w_use * model.use_share(0, n_) for n_ in set(cits) if n_}
-        base = [b + shares[n_] if n_ else b for b, n_ in zip(base, cits, strict=True)]
     used = usage(view.store.root)
     top_use = max((u.total for u in used.values()), default=0)
     # What the parts that need an id can still add: use here (a last use can also make an
@@ -259,7 +258,7 @@ def rank_decisions(
             )
         )
         share = model.use_share(use.total if use else 0, idx.cited_count(d))
-        return idx.dw[d] + w_fresh * fresh + w_use * share + w_value * idx.imp[d]
+        return idx.dw[d] + w_fresh * fresh + w_use * share
 
     final = dict(zip(docs, base, strict=True))
     done: set[int] = set()  # exact values
@@ -281,7 +280,7 @@ def rank_decisions(
         for d in unchecked:  # stale advice ranks lower: look only at what would be shown
             checked.add(d)
             if idx.anchored(d) and stale is not None and stale.check(d):
-                final[d] *= STALE_FACTOR
+                final[d] *= model.STALE_FACTOR
     # Ties: the newer first, then the later record.
     return [d for _, _, d in heapq.nlargest(n, ((final[d], idx.ts[d], d) for d in docs))]
 
