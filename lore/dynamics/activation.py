@@ -7,7 +7,9 @@ this machine, the records citing it, its own value and its pin. Pure; recall's r
     fresh       = max(recency, last_used); 1 for a pinned record (it never decays)
     use         = min(1, ln(1 + uses + CITATION_WEIGHT * cited) / ln(1 + USE_SATURATION))
                   uses: recalls and injections on this machine; cited: later records that
-                  point at it (supersedes, related, supports, derived_from, promoted_to, edges)
+                  point at it (related, supports, derived_from, promoted_to, ...; not a
+                  replacement or a contradiction); the curve is ``lore.index.weight.use_share``
+                  (static for citations: the index keeps it per record)
     importance  = the record's own value (outcome, confidence and validations, severity:
                   ``lore.index.weight.importance``)
     activation  = W_FRESH * fresh + W_USE * use + W_VALUE * importance
@@ -18,7 +20,9 @@ observations fastest.
 
 from __future__ import annotations
 
-import math
+from lore.index.weight import CITATION_WEIGHT, USE_SATURATION, use_share
+
+__all__ = ["CITATION_WEIGHT", "USE_SATURATION", "use_share"]  # the use curve, kept in weight
 
 HALF_LIFE_DAYS = {
     "decision": 365.0,
@@ -33,8 +37,6 @@ HALF_LIFE_DAYS = {
 }
 DEFAULT_HALF_LIFE = 90.0
 W_FRESH, W_USE, W_VALUE = 0.4, 0.2, 0.4
-USE_SATURATION = 20
-CITATION_WEIGHT = 2
 DAY = 86400.0
 STALE_FACTOR = 0.75  # what staleness (lore.dynamics.fresh) multiplies a ranking score by
 
@@ -78,13 +80,6 @@ def half_life(kind: str) -> float:
 def decay(kind: str, age_days: float) -> float:
     """0.5 ** (age / the kind's half-life); an age below zero (a clock ahead) counts as 0."""
     return 0.5 ** (max(age_days, 0.0) / half_life(kind))
-
-
-def use_share(uses: int, cited: int = 0) -> float:
-    total = max(uses, 0) + CITATION_WEIGHT * max(cited, 0)
-    if total <= 0:
-        return 0.0
-    return min(1.0, math.log1p(total) / math.log1p(USE_SATURATION))
 
 
 def score(

@@ -52,6 +52,9 @@ _ARRAYS = {
     "sess": "I",
     "ctx": "I",
     "cit": "I",
+    "cw": "f",
+    "ao": "q",
+    "al": "I",
 }
 _NOT = bytes([1] + [0] * 255)  # translate table: 0 -> 1, anything else -> 0
 BLANKET_MIN_RECORDS = 3  # as lore.index.tagwords counts a project's blanket tags
@@ -87,7 +90,9 @@ class Columns:
         self.hidden = bytearray()
         self.flags = bytearray()  # 1: a pending decision, an active goal, a closed session
         self.asks = bytearray()  # 1: the record's text asks something (holds a "?")
-        self.anch = bytearray()  # 1: the record carries file hashes (lore.dynamics)
+        # lore.dynamics: the record carries file hashes of files inside a repository (bit 1)
+        # or outside any (bit 2)
+        self.anch = bytearray()
         self.ts = array("d")
         self.proj = array("I")
         self.imp = array("f")
@@ -117,6 +122,9 @@ class Columns:
         self._anchors: dict[int, tuple[tuple[Any, ...], ...]] | None = {}
         self._anchors_raw: Any = None
         self.cit = array("I")
+        self.cw = array("f")  # a decision's citations in its resume weight (W_DECISION_USE)
+        self.ao = array("q")  # where each record's file hashes start in the file (-1: none)
+        self.al = array("I")  # and their length
         self.cit_valid = True
         self.cit_max = 0
         self._cited: dict[str, int] | None = None
@@ -231,24 +239,53 @@ class Columns:
 
     @property
     def anchors(self) -> dict[int, tuple[tuple[Any, ...], ...]]:
-        """Record number -> its file hashes (unmarshalled on first use)."""
+        """Record number -> its file hashes (every record's, read from the file at once)."""
         if self._anchors is None:
-            self._anchors = marshal.loads(self._anchors_raw)
+            ao, al, raw = self.ao, self.al, self._anchors_raw
+            self._anchors = {
+                d: marshal.loads(raw[ao[d] : ao[d] + al[d]])
+                for d in range(len(self.kinds))
+                if self.anch[d] and ao[d] >= 0
+            }
         return self._anchors
 
     @anchors.setter
     def anchors(self, value: dict[int, tuple[tuple[Any, ...], ...]]) -> None:
         self._anchors = value
 
+    def anchors_of(self, doc: int) -> tuple[tuple[Any, ...], ...]:
+        """One record's file hashes, read alone (``ao``, ``al``: where in the file)."""
+        if self._anchors is not None:
+            return self._anchors.get(doc, ())
+        at = self.ao[doc]
+        return marshal.loads(self._anchors_raw[at : at + self.al[doc]]) if at >= 0 else ()
+
+    def packed_anchors(self) -> bytes:
+        """The file hashes of every live record, one marshalled tuple after another, with
+        the ``ao`` and ``al`` columns set to where each one is (before writing the index)."""
+        anchors = self.anchors
+        self.ao = array("q", [-1]) * len(self.kinds)
+        self.al = array("I", bytes(4 * len(self.kinds)))
+        chunks, at = [], 0
+        for doc in sorted(anchors):
+            if doc in self.dead:
+                continue
+            chunk = marshal.dumps(anchors[doc])
+            self.ao[doc], self.al[doc] = at, len(chunk)
+            chunks.append(chunk)
+            at += len(chunk)
+        return b"".join(chunks)
+
     def has_anchors(self) -> bool:
         """Whether any record carries file hashes, without reading them."""
         if self._anchors is None:
-            return len(self._anchors_raw) > 8  # marshal of an empty dict is 5 bytes
+            return len(self._anchors_raw) > 0
         return bool(self._anchors)
 
-    def anchored(self, doc: int) -> bool:
-        """Whether the record ``doc`` carries file hashes (a byte: nothing is unmarshalled)."""
-        return bool(self.anch[doc])
+    def anchored(self, doc: int, *, in_repo: bool = True) -> bool:
+        """Whether the record ``doc`` carries file hashes (a byte: nothing is unmarshalled);
+        ``in_repo`` False: only those of files outside any repository count."""
+        return bool(self.anch[doc] & (3 if in_repo else 2))
 
     def cited_by_id(self) -> dict[str, int]:
         """How many live records cite each id, counted from ``cites``."""
@@ -274,16 +311,29 @@ class Columns:
         return max(self.cited_by_id().values(), default=0)
 
     def count_citations(self) -> None:
-        """Work out the ``cit`` column again (before the index is written)."""
+        """Work out the ``cit`` column again (before the index is written), and each
+        decision's citations in its resume weight: ``cw``, which ``dw`` includes (so resume
+        reads one column, as before citations counted)."""
+        from lore.index.weight import W_DECISION_USE, use_share
+
+        if isinstance(self.dw, memoryview):  # still a read-only view of the file
+            self._thaw()
         counts = self.cited_by_id()
         column = array("I", bytes(4 * len(self.kinds)))
+        weights = array("f", bytes(4 * len(self.kinds)))
         if counts:
             by_id = self.by_id()
+            decision = SEARCH_KINDS.index("decision")
             for rid, n in counts.items():
                 doc = by_id.get(rid)
                 if doc is not None:
                     column[doc] = n
-        self.cit = column
+                    if self.kinds[doc] == decision:
+                        weights[doc] = W_DECISION_USE * use_share(0, n)
+        dw, old = self.dw, self.cw
+        for doc in {d for d, w in enumerate(old) if w} | {d for d, w in enumerate(weights) if w}:
+            dw[doc] += weights[doc] - old[doc]
+        self.cit, self.cw = column, weights
         self.cit_max = max(counts.values(), default=0)
         self.cit_valid = True
 

@@ -14,7 +14,7 @@ from lore.index.refresh import Refreshable
 from lore.paths import DataRoot
 from lore.store.core import Store
 
-INDEX_SCHEMA = 18
+INDEX_SCHEMA = 22
 MAGIC = b"LOREIDX\x00"
 
 
@@ -72,7 +72,7 @@ class Index(Refreshable):
             ("vocab", marshal.dumps(vocab)),
             ("entities", marshal.dumps({k: _packed(v) for k, v in self.entities.items()})),
             ("cites", marshal.dumps(self.cites)),
-            ("anchors", marshal.dumps(self.anchors)),
+            ("anchors", self.packed_anchors()),
             ("titles", "\n".join(self.titles).encode("utf-8")),
             *self._packed_ids().items(),
             ("kinds", bytes(self.kinds)),

@@ -74,6 +74,9 @@ class Writable(Columns):
         self.dw.append(decision_weight(record.__dict__) if kind.name == "decision" else 0.0)
         self.dl.append(length)
         self.cit.append(0)
+        self.cw.append(0.0)
+        self.ao.append(-1)  # where its file hashes are in the file: set when it is written
+        self.al.append(0)
         self.cit_valid = False
         self.off.append(span[0])
         self.ln.append(span[1])
@@ -96,7 +99,11 @@ class Writable(Columns):
             self.pins.add(doc)
         if anchors:
             self.anchors[doc] = anchors
-        self.anch.append(1 if anchors else 0)
+        # 1: a file inside a repository (a relative path), 2: one outside any (absolute)
+        self.anch.append(
+            (1 if any(not a[0].startswith("/") for a in anchors) else 0)
+            | (2 if any(a[0].startswith("/") for a in anchors) else 0)
+        )
         cites = _cites(record)
         if cites:
             self.cites[doc] = cites

@@ -342,7 +342,7 @@ class _Stale:
         """The record's files that changed since it was captured (empty: fresh)."""
         found = self.known.get(doc)
         if found is None:
-            anchors = self.idx.anchors.get(doc) if self.idx.anchored(doc) else None
+            anchors = self.idx.anchors_of(doc) if self.idx.anchored(doc) else None
             project = self.idx.projects[self.idx.proj[doc]]
             found = []
             if anchors and self.checker.applies(project):

@@ -138,7 +138,7 @@ def _tended(
         checker = Checker(store.root.local, project=project)
         for d in anchored:
             if checker.applies(idx.projects[idx.proj[d]]):
-                stale[d] = checker.changed(idx.anchors.get(d, ()))
+                stale[d] = checker.changed(idx.anchors_of(d))
         checker.save()
     return stale, {d: a.value for d, a in of_docs(store, idx, docs).items()}
 

@@ -215,16 +215,8 @@ def rank_decisions(
     c = w_fresh * math.exp(-k * now)
     exp = math.exp
     w_use = W_ACTIVATION * model.W_USE
-    cit_known = idx.cit_valid  # the citations' columns: exact without any id
-    if cit_known and idx.cit_max:  # citations' use share, by count (few distinct counts)
-        cits: tuple[int, ...] = pick(idx.cit)
-        share = {n_: w_use * model.use_share(0, n_) for n_ in set(cits)}
-        base = [
-            w + c * exp(k * t) + share[n_]
-            for w, t, n_ in zip(pick(idx.dw), aged, cits, strict=True)
-        ]
-    else:
-        base = [w + c * exp(k * t) for w, t in zip(pick(idx.dw), aged, strict=True)]
+    cit_known = idx.cit_valid  # ``dw`` holds each decision's citations' share (``cw``)
+    base = [w + c * exp(k * t) for w, t in zip(pick(idx.dw), aged, strict=True)]
     pins = idx.pins
     if pins:  # a pinned decision is as fresh as a new one
         base = [
@@ -258,31 +250,29 @@ def rank_decisions(
             )
         )
         share = model.use_share(use.total if use else 0, idx.cited_count(d))
-        return idx.dw[d] + w_fresh * fresh + w_use * share
+        return idx.dw[d] - idx.cw[d] + w_fresh * fresh + w_use * share
 
-    final = dict(zip(docs, base, strict=True))
-    done: set[int] = set()  # exact values
-    checked: set[int] = set()  # staleness looked at
+    # Walk down from the best by ``base``: a decision below the walked ones has at most its
+    # base plus ``bound``, so once that is under the n-th value found, the walk can stop.
+    final: dict[int, float] = {}  # position in docs -> its value (exact, staleness applied)
+    walked = 0
+    want = 2 * n
     while True:
-        cutoff = heapq.nlargest(n, final.values())[-1]
-        todo = (
-            [d for d, b in zip(docs, base, strict=True) if b + bound >= cutoff and d not in done]
-            if bound
-            else []
-        )
-        for d in todo:
-            done.add(d)
-            final[d] = exact(d)
-        top = heapq.nlargest(n, final, key=final.__getitem__)
-        unchecked = [d for d in top if d not in checked] if anchored else []
-        if not unchecked and not todo:
+        top = heapq.nlargest(want, zip(base, times, range(len(docs))))
+        for b, _, j in top[walked:]:
+            d = docs[j]
+            value = exact(d) if bound else b
+            if anchored and idx.anchored(d) and stale is not None and stale.check(d):
+                value *= model.STALE_FACTOR  # stale advice ranks lower
+            final[j] = value
+        walked = len(top)
+        best = heapq.nlargest(n, final.values())
+        if walked == len(docs) or (len(best) == n and top[-1][0] + bound < best[-1]):
             break
-        for d in unchecked:  # stale advice ranks lower: look only at what would be shown
-            checked.add(d)
-            if idx.anchored(d) and stale is not None and stale.check(d):
-                final[d] *= model.STALE_FACTOR
+        want *= 4
     # Ties: the newer first, then the later record.
-    return [d for _, _, d in heapq.nlargest(n, ((final[d], idx.ts[d], d) for d in docs))]
+    chosen = heapq.nlargest(n, ((v, times[j], docs[j]) for j, v in final.items()))
+    return [d for _, _, d in chosen]
 
 
 class StaleMarks:
@@ -292,6 +282,7 @@ class StaleMarks:
     def __init__(self, view: ProjectView) -> None:
         self.view = view
         self._checker: Any = None
+        self._repo: Any = False  # the repository around the working directory (looked up once)
         self.found: dict[int, list[str]] = {}
 
     def check(self, doc: int) -> list[str]:
@@ -299,13 +290,23 @@ class StaleMarks:
         if doc in self.found:
             return self.found[doc]
         idx = self.view.index
-        anchors = idx.anchors.get(doc) if idx.anchored(doc) else None
+        if self._repo is False:
+            from lore.git.info import find_repo
+
+            self._repo = find_repo()
+        # Outside a repository, only files outside any can be checked.
+        in_repo = self._repo is not None
+        anchors = idx.anchors_of(doc) if idx.anchored(doc, in_repo=in_repo) else None
         paths: list[str] = []
+        if not in_repo and anchors:
+            anchors = tuple(a for a in anchors if a[0].startswith("/"))
         if anchors and doc not in idx.dead:
             if self._checker is None:
                 from lore.dynamics.fresh import Checker
 
-                self._checker = Checker(self.view.store.root.local, project=self.view.project)
+                self._checker = Checker(
+                    self.view.store.root.local, project=self.view.project, repo=self._repo
+                )
             if self._checker.applies(idx.projects[idx.proj[doc]]):
                 paths = self._checker.changed(anchors)
         self.found[doc] = paths
