@@ -35,8 +35,8 @@ a re-run with nothing changed skips pip and leaves one venv and one link.
 
 Options:
   --mcp         also install the MCP SDK (the [mcp] extra), which `lore mcp` needs
-  --test        also install the test tools (the [test] extra: pytest, hypothesis, the MCP SDK,
-                and the linters CI runs: ruff, lint-imports, mypy)
+  --test        also install the test tools (the [test] extra: pytest, pytest-xdist,
+                hypothesis, the MCP SDK, and the linters CI runs: ruff, lint-imports, mypy)
   --dev         also install the development tools (the [dev] extra: today the test tools)
   -q, --quiet   print only warnings and errors
   --force       replace a `lore` in the bin directory that install.sh did not create, or

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,10 @@ def isolation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox_guard: No
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "100")
     monkeypatch.setenv("LORE_STDIN_TIMEOUT", "0.2")
+    # A hook's 0.9 s deadline is for an agent's machine (bench/hooks.py measures it); on a
+    # test machine shared with other work it would cut hooks short at random. The tests of
+    # the deadline set their own.
+    monkeypatch.setenv("LORE_HOOK_SECONDS", "30")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
     for name in (
@@ -80,6 +85,14 @@ def lines(path: Path) -> list[str]:
 
 os.environ.setdefault("LORE_LOCK_TIMEOUT", "10")
 
+# Compiled once, not in every process: where PYTHONDONTWRITEBYTECODE is set, each pytest
+# process (one per core) would rewrite and compile every test module again on every run,
+# and each of the hundreds of `lore` processes the tests start would compile lore's
+# modules again. So the suite keeps pytest's rewritten test modules (this process writes
+# bytecode) and compiles lore once before the tests start (pytest_configure); both go to
+# the __pycache__ folders a default Python writes anyway, which git ignores.
+sys.dont_write_bytecode = False
+
 
 # --- The sandbox guard: no test touches the real HOME, XDG folders or temp directory ---
 #
@@ -89,13 +102,21 @@ os.environ.setdefault("LORE_LOCK_TIMEOUT", "10")
 # lands in the session's HOME, never the user's. Three checks catch such a test:
 # - an audit hook sees every write this process makes (open for writing, mkdir, rename,
 #   remove, symlink, chmod, ...) and records each one under the real HOME, the real XDG
-#   folders or the real temp directory (outside the sandbox, this checkout and the venv);
+#   folders or the real temp directory (outside the sandbox, pytest's basetemp, this
+#   checkout and the venv);
 # - after each test, the session's HOME must still be empty, and nothing new may sit at
 #   the top of the session's temp folder beside pytest's own (a subprocess, which the
 #   audit hook does not see, that ignored its test's tmp_path);
 # - each finding fails its test (an error at teardown), and any finding fails the run.
 # An audit hook cannot be removed, and the sandbox is nobody else's folder, so other
 # processes using /tmp or ~/.cache/lore meanwhile can neither hide a leak nor fake one.
+#
+# Under pytest-xdist (the default, see pytest_cmdline_main below) the controller makes
+# the sandbox and hands each worker its real folders and the sandbox's path; a worker
+# gets a HOME and TMPDIR of its own in <sandbox>/workers/<id>, its tmp_path lives in the
+# basetemp the controller gave it, and everything else in the sandbox, another worker's
+# folders included, counts as outside. Each worker reports its findings to the controller,
+# which fails the run and lists them.
 
 GUARD: dict[str, Any] = {"test": "<start-up>", "leaks": [], "zones": (), "allowed": ()}
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
@@ -165,21 +186,65 @@ def _entries(folder: Path) -> set[str]:
         return set()
 
 
+def _cores() -> int:
+    """The cores this process may run on (its affinity, as a container or taskset sees it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Run the tests on every core (pytest-xdist), one worker per core; one core, an
+    explicit ``-n``, ``-p no:xdist``, ``--pdb``, ``--trace`` or ``-s`` runs them serially here."""
+    if not config.pluginmanager.has_plugin("xdist") or hasattr(config, "workerinput"):
+        return
+    if config.option.numprocesses is not None or config.getoption("tx", None):
+        return  # the caller chose (-n 0 is serial)
+    if (
+        config.getoption("usepdb", False)
+        or config.getoption("trace", False)
+        or config.getoption("capture", None) == "no"
+        or config.getoption("collectonly", False)
+    ):
+        return
+    cores = _cores()
+    if cores > 1:
+        config.option.numprocesses = cores
+
+
+def _compile_lore() -> None:
+    """Compile lore's modules that are not yet (see sys.dont_write_bytecode above)."""
+    import compileall
+
+    import lore
+
+    compileall.compile_dir(os.path.dirname(lore.__file__), quiet=1)
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    import sys
     import tempfile
 
     names = ("XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME")
-    real_tmp = tempfile.gettempdir()
-    zones = {os.path.expanduser("~"), real_tmp, "/tmp", "/var/tmp"}
-    zones |= {os.environ[name] for name in names if os.environ.get(name)}
-    # Where a developer keeps the npm packages of the Mermaid parser test (AGENTS.md),
-    # found before HOME moves: the test only reads it.
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
-    os.environ.setdefault(
-        "LORE_TEST_NODE_MODULES", os.path.join(cache, "lore-dev", "npm", "node_modules")
-    )
-    sandbox = Path(tempfile.mkdtemp(prefix="lore-tests-", dir=real_tmp)).resolve()
+    worker: dict[str, Any] = getattr(config, "workerinput", {})
+    handed: dict[str, Any] | None = worker.get("lore_guard")
+    if handed is not None:  # an xdist worker: the controller's sandbox is not ours
+        zones = set(handed["zones"]) | {handed["sandbox"]}
+        sandbox = Path(handed["sandbox"]) / "workers" / worker["workerid"]
+        sandbox.mkdir(parents=True)
+    else:
+        real_tmp = tempfile.gettempdir()
+        zones = {os.path.expanduser("~"), real_tmp, "/tmp", "/var/tmp"}
+        zones |= {os.environ[name] for name in names if os.environ.get(name)}
+        # Where a developer keeps the npm packages of the Mermaid parser test (AGENTS.md),
+        # found before HOME moves: the test only reads it.
+        cache = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+        os.environ.setdefault(
+            "LORE_TEST_NODE_MODULES", os.path.join(cache, "lore-dev", "npm", "node_modules")
+        )
+        sandbox = Path(tempfile.mkdtemp(prefix="lore-tests-", dir=real_tmp)).resolve()
+        _compile_lore()
     (sandbox / "home").mkdir()
     (sandbox / "tmp").mkdir()
     os.environ["HOME"] = str(sandbox / "home")
@@ -188,10 +253,27 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ.pop(name, None)
     tempfile.tempdir = None  # gettempdir(), and so pytest's tmp_path, now answer the sandbox
     allowed = {str(sandbox), str(config.rootpath), sys.prefix}
+    if config.option.basetemp:  # given by xdist to its workers, or by --basetemp
+        allowed.add(os.path.abspath(config.option.basetemp))
     GUARD["sandbox"] = sandbox
     GUARD["zones"] = tuple(sorted(zones | {os.path.realpath(z) for z in zones}))
     GUARD["allowed"] = tuple(sorted(allowed | {os.path.realpath(a) for a in allowed}))
     sys.addaudithook(_audit)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist, on the controller: hand a starting worker the real folders and the sandbox."""
+    node.workerinput["lore_guard"] = {
+        "zones": list(GUARD["zones"]),
+        "sandbox": str(GUARD["sandbox"]),
+    }
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """xdist, on the controller: a finished worker's findings count for the run."""
+    GUARD["leaks"].extend(getattr(node, "workeroutput", {}).get("lore_guard_leaks", []))
 
 
 @pytest.fixture(autouse=True)
@@ -220,6 +302,9 @@ def sandbox_guard(request: pytest.FixtureRequest) -> Iterator[None]:
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     import shutil
 
+    if hasattr(session.config, "workeroutput"):  # an xdist worker: the controller decides
+        session.config.workeroutput["lore_guard_leaks"] = list(GUARD["leaks"])
+        return
     if GUARD["leaks"]:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     elif exitstatus == 0 and "sandbox" in GUARD:

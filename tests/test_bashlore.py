@@ -54,6 +54,28 @@ def _import(run: Run, root: Path = FIXTURE, *args: str) -> dict[str, Any]:
     return doc
 
 
+@pytest.fixture(scope="module")
+def imported_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fixture imported once for the module's tests that only read the result."""
+    from click.testing import CliRunner
+
+    from lore.cli import cli
+
+    base = tmp_path_factory.mktemp("bashlore")
+    env = {"HOME": str(base / "home"), "LORE_CACHE_DIR": str(base / "cache")}
+    args = ["--data-dir", str(base / "data"), "import", "--from", "bash-lore", str(FIXTURE)]
+    result = CliRunner().invoke(cli, args, env=env, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return base / "data"
+
+
+@pytest.fixture
+def imported(imported_once: Path, data_dir: Path) -> Path:
+    """This test's data root: a copy of the imported fixture (what ``_import`` makes)."""
+    shutil.copytree(imported_once, data_dir)
+    return data_dir
+
+
 def _by_id(store: Store, kind: str) -> dict[str, Any]:
     return {r.id: r for r in store.records(kind, hidden=True)}
 
@@ -134,8 +156,9 @@ def test_fixture_imports_every_record_the_readme_counts(run: Run, store: Store) 
     assert sorted((e.src, e.relation, e.dst) for e in edges) == sorted(EDGES)
 
 
-def test_after_import_validate_is_clean_resume_shows_the_last_handoff(run: Run) -> None:
-    _import(run)
+def test_after_import_validate_is_clean_resume_shows_the_last_handoff(
+    run: Run, imported: Path
+) -> None:
     check = run("validate", "--json")
     assert check.exit_code == 0
     report = json.loads(check.stdout)
@@ -151,8 +174,7 @@ def test_after_import_validate_is_clean_resume_shows_the_last_handoff(run: Run) 
     assert "Git at handoff: outbox-emails 3a8cad9, 1 uncommitted file" in text
 
 
-def test_recall_finds_imported_patterns(run: Run) -> None:
-    _import(run)
+def test_recall_finds_imported_patterns(run: Run, imported: Path) -> None:
     found = json.loads(run("recall", "advisory lock scheduled job", "--json").stdout)
     assert found["results"][0]["id"] == "pat-035802-bc581f85"
     patterns = json.loads(run("recall", "--patterns", "keyset pagination", "--json").stdout)
@@ -191,8 +213,7 @@ def test_dry_run_reports_per_kind_and_writes_nothing(run: Run, data_dir: Path) -
     assert not [p for p in data_dir.rglob("*") if p.is_file()]
 
 
-def test_records_keep_their_ids_times_links_and_quirks(run: Run, store: Store) -> None:
-    _import(run)
+def test_records_keep_their_ids_times_links_and_quirks(imported: Path, store: Store) -> None:
     decisions = _by_id(store, "decision")
     old = decisions["dec-c7328c24"].to_dict()
     assert (old["status"], old["superseded_by"], old["outcome"]) == (
@@ -275,8 +296,7 @@ def test_records_keep_their_ids_times_links_and_quirks(run: Run, store: Store) -
     assert (relation["legacy_relation"], relation["weight"]) == ("informs", 1)
 
 
-def test_legacy_ids_work_in_show_recall_and_graph(run: Run) -> None:
-    _import(run)
+def test_legacy_ids_work_in_show_recall_and_graph(run: Run, imported: Path) -> None:
     shown = run("show", "sig-318bcfdf", "--json")
     assert shown.exit_code == 0
     assert json.loads(shown.stdout)["id"] == "obs-bc5c34d9cabc"

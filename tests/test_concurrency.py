@@ -20,6 +20,14 @@ FORK = multiprocessing.get_context("fork")
 TS = "2024-01-01T00:00:00.000000Z"
 
 
+# These tests are about lost, torn or doubled writes, not about lock waits: on a loaded
+# machine (the suite runs on every core, beside other work) one of several processes
+# polling for the same lock can wait past the default 10 s, so each waits up to LOCK_WAIT;
+# a deadlock still fails the test, at JOIN_WAIT.
+LOCK_WAIT = "120"
+JOIN_WAIT = 180
+
+
 def run_workers(target: Any, count: int, *args: Any) -> None:
     """Start ``count`` processes that wait for each other, then run ``target(worker, *args)``."""
     barrier = FORK.Barrier(count)
@@ -30,12 +38,17 @@ def run_workers(target: Any, count: int, *args: Any) -> None:
     for worker in workers:
         worker.start()
     for worker in workers:
-        worker.join(30)
+        worker.join(JOIN_WAIT)
+    for worker in workers:
+        if worker.exitcode is None:  # still running: a hang, which fails the test below
+            worker.kill()
+            worker.join()
     assert [w.exitcode for w in workers] == [0] * count
 
 
 def _start(barrier: Any, target: Any, worker: int, *args: Any) -> None:
-    barrier.wait(10)
+    os.environ["LORE_LOCK_TIMEOUT"] = LOCK_WAIT
+    barrier.wait(60)
     target(worker, *args)
 
 

@@ -104,6 +104,7 @@ def test_move_to_the_data_home_loses_nothing_and_switches(run: Run, legacy: Path
         "to": str(home),
         "files": 11,  # the two records and the nine .gitkeep files
         "bytes": sum(len(b) for b in before.values()),
+        "removed": [],
     }
     assert tree(home) == before
     assert tree(legacy) == before  # the old copy is kept
@@ -184,6 +185,25 @@ def test_an_interrupted_move_leaves_the_source_as_it_was(
     assert [p.name for p in tmp_path.iterdir() if "moving" in p.name] == []
     assert not (data_dir / ".lore-moved").exists()
     assert json.loads(run("paths", "--json").stdout)["root"] == str(data_dir)
+
+
+def test_a_move_removes_the_partial_copy_a_killed_move_left(
+    run: Run, tmp_path: Path, data_dir: Path
+) -> None:
+    # SIGKILL mid-copy runs no cleanup: the partial copy stays beside the target, hidden,
+    # as big as the root. The next move to that target removes it.
+    assert run("observe", "a note", "-q").exit_code == 0
+    left = tmp_path / ".new.lore-moving-0badc0de"
+    (left / "inbox" / "data").mkdir(parents=True)
+    (left / "inbox" / "data" / "observations.jsonl").write_text('{"id": "obs-half')
+    other = tmp_path / ".newer.lore-moving-0badc0de"  # another target's: not ours to remove
+    other.mkdir()
+    target = tmp_path / "new"
+    moved = run("paths", "--move-to", str(target))
+    assert moved.exit_code == 0, moved.stderr
+    assert sorted(p.name for p in tmp_path.iterdir() if "moving" in p.name) == [other.name]
+    assert f"lore: removed {left}, the partial copy an interrupted move left\n" in moved.stderr
+    assert tree(target) == tree(data_dir)
 
 
 def test_a_copy_that_differs_is_never_switched_to(

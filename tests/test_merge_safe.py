@@ -102,6 +102,50 @@ def test_goal_criteria_added_on_two_clones_never_share_an_id(run: Run, tmp_path:
     assert on_a[1]["id"] != on_b[1]["id"]  # before: both were sc-2
 
 
+@pytest.mark.parametrize("first", [["--criterion", "tests green"], []])
+def test_goal_criteria_added_on_three_clones_merge_without_a_conflict(
+    run: Run, tmp_path: Path, first: list[str]
+) -> None:
+    a, b, c = clones(run, tmp_path, 3)
+    goal = lore(run, a, "goal", "create", "Ship v1", *first)["id"]
+    everywhere(run, [a, b, c])
+    path = f"intent/data/goals/{goal}.yaml"
+    (a / path).write_text("# the release goal\n" + (a / path).read_text())  # a hand edit
+    lore(run, a, "goal", "update", goal, "--add-criterion", "docs written")
+    lore(run, b, "goal", "update", goal, "--add-criterion", "notes sent")
+    lore(run, c, "goal", "update", goal, "--add-criterion", "tag pushed", "--priority", "high")
+    if first:
+        lore(run, b, "goal", "update", goal, "--met", "tests green")
+    everywhere(run, [a, b, c])  # before: git's text merge stopped every sync but the first
+    merged = lore(run, a, "goal", "show", goal)["criteria"]
+    assert sorted((x["text"], x["met"]) for x in merged) == sorted(
+        [("docs written", False), ("notes sent", False), ("tag pushed", False)]
+        + ([("tests green", True)] if first else [])
+    )
+    for root in (a, b, c):
+        shown = lore(run, root, "goal", "show", goal)
+        assert shown["criteria"] == merged  # the same list, in the same order, everywhere
+        assert shown["priority"] == "high"
+        assert (root / path).read_text().startswith("# the release goal\n")
+        assert lore(run, root, "validate")["errors"] == 0
+        assert git(root, "status", "--porcelain") == ""
+
+
+def test_one_criterion_or_field_changed_two_ways_is_still_a_conflict(
+    run: Run, tmp_path: Path
+) -> None:
+    a, b = clones(run, tmp_path, 2)
+    goal = lore(run, a, "goal", "create", "Ship v1")["id"]
+    everywhere(run, [a, b])
+    lore(run, a, "goal", "update", goal, "--status", "blocked")
+    lore(run, b, "goal", "update", goal, "--status", "completed")
+    lore(run, a, "sync")
+    refused = lore(run, b, "sync", code=8)
+    assert refused["files"] == [f"intent/data/goals/{goal}.yaml"]
+    assert git(b, "status", "--porcelain") == ""
+    assert lore(run, b, "goal", "show", goal)["status"] == "completed"
+
+
 def test_repeated_criterion_ids_each_get_a_name(run: Run, data_dir: Path) -> None:
     path = data_dir / "intent" / "data" / "goals" / "goal-0123456789ab.yaml"
     path.parent.mkdir(parents=True)

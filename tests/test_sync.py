@@ -219,6 +219,32 @@ def test_sync_without_an_upstream_commits_locally(run: Run, tmp_path: Path) -> N
     assert lore(run, root, "sync")["committed"]["commit"] is None  # nothing pending
 
 
+def test_sync_in_a_clone_of_an_empty_remote_commits_and_says_how_to_push(
+    run: Run, tmp_path: Path
+) -> None:
+    # git clone of an empty repository configures an upstream branch that does not exist
+    # yet; sync used to pass git's echo of "@{upstream}" on as the remote's name.
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    root = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(remote), str(root))
+    lore(run, root, "remember", "Share it because: the team reads it")
+    result = lore(run, root, "sync")
+    assert (result["upstream"], result["missing_upstream"]) == (None, "origin/main")
+    assert result["committed"]["records"] == 1
+    text = run("--data-dir", str(root), "sync")
+    assert text.exit_code == 0, text.stderr
+    assert (
+        "lore: the upstream branch origin/main does not exist yet (an empty remote?): "
+        "committed locally only; `git push -u origin main` creates it"
+    ) in text.stderr
+    git(root, "push", "-q", "-u", "origin", "main")
+    lore(run, root, "remember", "Then sync sends because: the branch exists")
+    after = lore(run, root, "sync")
+    assert (after["upstream"], after["pushed"]) == ("origin/main", True)
+    assert "missing_upstream" not in after
+
+
 def test_sync_outside_a_repository_is_a_clear_error(run: Run, tmp_path: Path) -> None:
     root = tmp_path / "plain"
     lore(run, root, "init")

@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import Result
@@ -75,8 +76,11 @@ def ids(root: Path) -> set[str]:
 # --- writers beside a sync loop -----------------------------------------------------------
 
 
+WRITES = 6  # acknowledged writes each writer makes at least, however loaded the machine
+
+
 def _writer(root: str, out: str, until: float, worker: int) -> None:
-    """Capture until ``until``; after each acknowledged write, note its id in ``out``."""
+    """Capture until ``until`` and WRITES acknowledged writes; note each one's id in ``out``."""
     os.environ["LORE_LOCK_TIMEOUT"] = "5"
     from lore.capture.core import capture
     from lore.errors import LoreError
@@ -84,8 +88,8 @@ def _writer(root: str, out: str, until: float, worker: int) -> None:
 
     store = Store(root)
     with open(out, "a", encoding="utf-8") as acked:
-        i = 0
-        while time.monotonic() < until:
+        i = written = 0
+        while time.monotonic() < until or written < WRITES:
             i += 1
             kind = ("observation", "failure")[i % 2]
             fields = {"error_type": "Timeout"} if kind == "failure" else None
@@ -101,14 +105,16 @@ def _writer(root: str, out: str, until: float, worker: int) -> None:
                 continue  # refused or timed out: never acknowledged, so never owed
             acked.write(done.record.id + "\n")
             acked.flush()
+            written += 1
 
 
-def _syncer(root: str, mode: str, until: float) -> None:
+def _syncer(root: str, mode: str, writing: Any) -> None:
+    """Sync again and again while the writers write (until ``writing`` is cleared)."""
     os.environ["LORE_LOCK_TIMEOUT"] = "20"
     from lore.errors import LoreError
     from lore.git.sync import sync
 
-    while time.monotonic() < until:
+    while writing.is_set():
         try:
             sync(Path(root), mode=mode)
         except LoreError:
@@ -121,17 +127,26 @@ def test_records_written_beside_a_sync_loop_are_never_lost(
 ) -> None:
     clones = team(run, tmp_path, 2)
     until = time.monotonic() + 3.0
-    procs = []
+    writing = FORK.Event()
+    writing.set()
+    writers, syncers = [], []
     for c, clone in enumerate(clones):
         for w in range(2):
             out = tmp_path / f"acked-{c}-{w}"
-            procs.append(FORK.Process(target=_writer, args=(str(clone), str(out), until, w)))
-        procs.append(FORK.Process(target=_syncer, args=(str(clone), mode, until)))
-    for proc in procs:
+            writers.append(FORK.Process(target=_writer, args=(str(clone), str(out), until, w)))
+        syncers.append(FORK.Process(target=_syncer, args=(str(clone), mode, writing)))
+    for proc in [*writers, *syncers]:
         proc.start()
-    for proc in procs:
-        proc.join(60)
-        assert proc.exitcode == 0
+    for proc in writers:
+        proc.join(120)
+    writing.clear()
+    for proc in syncers:
+        proc.join(120)
+    for proc in [*writers, *syncers]:
+        if proc.exitcode is None:  # a hang: end it, and fail below
+            proc.kill()
+            proc.join()
+    assert [proc.exitcode for proc in [*writers, *syncers]] == [0] * 6
     acked = set()
     for file in tmp_path.glob("acked-*"):
         acked |= set(file.read_text().split())
@@ -232,9 +247,11 @@ def test_a_sync_killed_mid_rebase_is_recovered_and_writes_wait_for_it(
     lore(run, a, "remember", "Use uv because: fast")
     lore(run, a, "sync")
     mine = {lore(run, b, "observe", f"b note {i}")["id"] for i in range(3)}
-    # A hook that hangs once git has started the rebase, so the kill lands inside it.
+    # A hook that hangs once git has started the rebase, so the kill lands inside it (and
+    # not, on a slow machine, in git writing its index: the hook says when it runs).
     hook = b / ".git" / "hooks" / "post-checkout"
-    hook.write_text("#!/bin/sh\nsleep 60\n")
+    started = tmp_path / "hook-started"
+    hook.write_text(f"#!/bin/sh\n: > '{started}'\nsleep 60\n")
     hook.chmod(0o755)
     env = {**os.environ, "LORE_DATA_DIR": str(b)}
     proc = subprocess.Popen(
@@ -244,13 +261,17 @@ def test_a_sync_killed_mid_rebase_is_recovered_and_writes_wait_for_it(
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    deadline = time.monotonic() + 30
-    while not (b / ".git" / "rebase-merge").exists() and time.monotonic() < deadline:
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
+    assert started.exists(), "the rebase never reached the hook"
     assert (b / ".git" / "rebase-merge").exists(), "the rebase never started"
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(10)
     hook.unlink()
+    # git may have died holding its index lock (it did, under load): the recovery must
+    # clear a lock its own killed sync left, whatever the timing.
+    (b / ".git" / "index.lock").touch()
 
     refused = run("--data-dir", str(b), "observe", "written while the rebase hangs", "--json")
     assert refused.exit_code == 8

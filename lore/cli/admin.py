@@ -74,6 +74,8 @@ def paths_cmd(app: App, move_to: str | None, as_json: bool) -> None:
         if as_json:
             emit_json(moved)
             return
+        for left in moved["removed"]:
+            note(f"removed {left}, the partial copy an interrupted move left")
         echo(f"moved {moved['files']} files from {moved['from']} to {moved['to']}")
         note(_after_move(moved["to"]))
         return

@@ -20,7 +20,6 @@ from lore.cli._output import echo, emit_json, json_option, note
 
 pass_app = click.make_pass_decorator(App)
 
-HOOK_SECONDS = 0.9
 HOOK_BUDGET = 1500  # tokens of resume context a session starts with (LORE_HOOK_BUDGET)
 
 
@@ -158,7 +157,7 @@ def hooks_run_cmd(ctx: click.Context, event: str | None) -> None:
     """
     import signal
 
-    from lore.sessions.hook_events import NAMES, normalize
+    from lore.sessions.hook_events import NAMES, hook_seconds, normalize
 
     def out_of_time(_signum: int, _frame: Any) -> None:
         raise _OutOfTime
@@ -166,7 +165,7 @@ def hooks_run_cmd(ctx: click.Context, event: str | None) -> None:
     previous: Any = None
     try:
         previous = signal.signal(signal.SIGALRM, out_of_time)
-        signal.setitimer(signal.ITIMER_REAL, HOOK_SECONDS)
+        signal.setitimer(signal.ITIMER_REAL, hook_seconds())
     except (ValueError, OSError):  # not the main thread (in-process tests)
         pass
     name = event or "?"

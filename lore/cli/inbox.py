@@ -37,9 +37,12 @@ def observation_line(o: dict[str, Any]) -> str:
     show_default=True,
     help="raw, promoted, discarded, or all (retracted ones too).",
 )
+@click.option(
+    "--all", "everything", is_flag=True, help="Every observation: the same as --status all."
+)
 @json_option
 @click.pass_context
-def inbox_cmd(ctx: click.Context, status: str, as_json: bool) -> None:
+def inbox_cmd(ctx: click.Context, status: str, everything: bool, as_json: bool) -> None:
     """Triage observations: list them (default: the raw ones), promote or discard one.
 
     The listing is one line each, newest first: id, date, status, content (a promoted
@@ -52,6 +55,8 @@ def inbox_cmd(ctx: click.Context, status: str, as_json: bool) -> None:
     from lore.usecases.inbox import list_observations
 
     app = ctx.ensure_object(App)
+    if everything:
+        status = "all"
     found = list_observations(app.store, status=status)
     report_read_issues(app.store)
     if as_json:

@@ -66,7 +66,15 @@ def sync_cmd(
     else:
         echo("committed nothing: no pending changes")
     if result["upstream"] is None:
-        note("no upstream branch: committed locally only (git push -u REMOTE BRANCH sets one)")
+        missing = result.get("missing_upstream")
+        if missing:
+            remote, _, branch = missing.partition("/")
+            note(
+                f"the upstream branch {missing} does not exist yet (an empty remote?): "
+                f"committed locally only; `git push -u {remote} {branch}` creates it"
+            )
+        else:
+            note("no upstream branch: committed locally only (git push -u REMOTE BRANCH sets one)")
         return
     echo(f"received {describe(result['received'])} from {result['upstream']}")
     if result["pushed"]:

@@ -13,6 +13,8 @@ GITATTRIBUTES_LINES = (
     "*.jsonl merge=union",
     "# lore: lore sync merges the registry by project (a plain git pull merges it as text)",
     "registry/data/projects.yaml merge=lore-map",
+    "# lore: lore sync merges a goal by field and criterion (a plain git pull: as text)",
+    "intent/data/goals/*.yaml merge=lore-doc",
 )
 
 
@@ -31,7 +33,8 @@ def ensure_lines(path: Path, lines: tuple[str, ...]) -> bool:
 
 
 def ensure_attributes(root: Path) -> None:
-    """A root made by an older ``lore init --git`` gets the registry's merge line."""
+    """A root made by an older ``lore init --git`` gets the registry's and the goals' merge
+    lines."""
     path = root / ".gitattributes"
     try:
         made_by_lore = "*.jsonl merge=union" in path.read_text(encoding="utf-8")

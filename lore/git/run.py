@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import NamedTuple
 
@@ -20,8 +21,23 @@ class Done(NamedTuple):
     err: str
 
 
-def git(root: Path, *args: str, check: bool = True, timeout: float = 120) -> Done:
-    """Run ``git -C root ARGS...``; raise LoreError naming the command when it fails."""
+def _die_with_parent() -> None:  # runs in the child, between fork and exec
+    import ctypes
+
+    # PR_SET_PDEATHSIG (1): the kernel sends SIGKILL (9) to git when lore dies.
+    ctypes.CDLL(None, use_errno=True).prctl(1, 9)
+
+
+DIES_WITH_LORE = sys.platform.startswith("linux")
+
+
+def git(
+    root: Path, *args: str, check: bool = True, timeout: float = 120, tied: bool = False
+) -> Done:
+    """Run ``git -C root ARGS...``; raise LoreError naming the command when it fails.
+
+    ``tied``: git dies with this process (Linux), so a killed ``lore sync`` never leaves a
+    git of its own running: whatever lock it left (``index.lock``) is then known stale."""
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
     try:
         done = subprocess.run(
@@ -34,6 +50,7 @@ def git(root: Path, *args: str, check: bool = True, timeout: float = 120) -> Don
             env=env,
             timeout=timeout,
             check=False,
+            preexec_fn=_die_with_parent if tied and DIES_WITH_LORE else None,
         )
     except FileNotFoundError:
         raise LoreError("git is not installed; lore sync needs it") from None

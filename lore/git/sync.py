@@ -51,9 +51,10 @@ def sync(
         recovered = _recover(root)
         ensure_attributes(root)
         committed = _commit(root, message)
-    upstream = git(
+    found = git(
         root, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}", check=False
-    ).out.strip()
+    )
+    upstream = found.out.strip() if found.code == 0 else ""
     result: dict[str, Any] = {
         "ok": True,
         "root": str(root),
@@ -68,6 +69,9 @@ def sync(
     if recovered:
         result["recovered"] = recovered
     if not upstream:
+        missing = _configured_upstream(root)
+        if missing:
+            result["missing_upstream"] = missing
         return result
     remote, _, branch = upstream.partition("/")
     for _ in range(_PUSH_TRIES):
@@ -98,6 +102,19 @@ def sync(
             f"git push was rejected {_PUSH_TRIES} times: others keep pushing; run lore sync again"
         )
     return result
+
+
+def _configured_upstream(root: Path) -> str | None:
+    """``REMOTE/BRANCH`` when the current branch names an upstream that does not exist
+    (yet): what ``git clone`` of an empty repository configures."""
+    branch = git(root, "symbolic-ref", "-q", "--short", "HEAD", check=False).out.strip()
+    if not branch:
+        return None
+    remote = git(root, "config", "--get", f"branch.{branch}.remote", check=False).out.strip()
+    merge = git(root, "config", "--get", f"branch.{branch}.merge", check=False).out.strip()
+    if not remote or not merge:
+        return None
+    return f"{remote}/{merge.removeprefix('refs/heads/')}"
 
 
 def _holding(root: Path) -> Any:
@@ -132,10 +149,12 @@ def _recover(root: Path) -> str | None:
     where = git_dir(root)
     marker = where / SYNC_MARKER if where is not None else None
     busy = unfinished(root)
+    if busy is not None and not busy[1]:
+        raise ConflictError(unfinished_message(root, busy[0], False), files=_unmerged(root))
+    if marker is not None and marker.exists():
+        _clear_stale_lock(where)  # a killed sync's git may have left its index lock
     if busy is not None:
-        operation, by_lore = busy
-        if not by_lore:
-            raise ConflictError(unfinished_message(root, operation, False), files=_unmerged(root))
+        operation = busy[0]
         aborted = git(root, operation, "--abort", check=False)
         if aborted.code != 0 and unfinished(root) is not None:
             raise LoreError(f"git {operation} --abort failed: {reason(aborted)}")
@@ -150,6 +169,33 @@ def _recover(root: Path) -> str | None:
             files=files,
         )
     return None
+
+
+def _clear_stale_lock(where: Path | None) -> None:
+    """Remove the ``index.lock`` a killed sync's git left behind, so the abort can run.
+
+    The caller holds the root's exclusive lock, so the sync that was killed is gone; on
+    Linux its git died with it (``git(..., tied=True)``), so the lock is stale. Elsewhere
+    its git may still be finishing: wait for it, and if the lock stays, say what to do.
+    """
+    from lore.git.run import DIES_WITH_LORE
+
+    lock = where / "index.lock" if where is not None else None
+    if lock is None or not lock.exists():
+        return
+    if DIES_WITH_LORE:
+        lock.unlink(missing_ok=True)
+        return
+    import time
+
+    deadline = time.monotonic() + 30
+    while lock.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if lock.exists():
+        raise LoreError(
+            f"{lock} is still there 30 s after the interrupted lore sync: if no git "
+            "process is running in this clone, delete that file and run lore sync again"
+        )
 
 
 def _unmerged(root: Path) -> list[str]:
@@ -217,14 +263,18 @@ def _integrate(root: Path, mode: str) -> None:
     marker = where / SYNC_MARKER if where is not None else None
     if marker is not None:
         marker.write_text(f"{mode}\n", encoding="utf-8")
-    from lore.git.mergemap import driver_config
+    from lore.git import mergedoc, mergemap
 
-    drivers = driver_config()  # projects.yaml merges by entry (lore.git.mergemap)
+    # projects.yaml merges by entry (lore.git.mergemap), a goal by field and criterion
+    # (lore.git.mergedoc)
+    drivers = [*mergemap.driver_config(), *mergedoc.driver_config()]
     if mode == "merge":
-        done = git(root, *drivers, "merge", "-q", "--no-edit", "@{upstream}", check=False)
+        done = git(
+            root, *drivers, "merge", "-q", "--no-edit", "@{upstream}", check=False, tied=True
+        )
         abort = ("merge", "--abort")
     else:
-        done = git(root, *drivers, "rebase", "-q", "@{upstream}", check=False)
+        done = git(root, *drivers, "rebase", "-q", "@{upstream}", check=False, tied=True)
         abort = ("rebase", "--abort")
     try:
         if done.code == 0:

@@ -261,3 +261,15 @@ def _outcome(output: Any, ended: int | None) -> tuple[str, int | None, str]:
     if code is None or code == 0:
         return OK, code, text
     return ERROR, code, text
+
+
+def hook_event(payload: dict[str, Any]) -> Event | None:
+    """The call a Codex PostToolUse hook payload describes: Claude Code's keys, with
+    ``tool_input.command`` the command and ``tool_response`` the output text the model saw
+    (codex-rs ``post_tool_use_response``), which says the exit code as a rollout's does."""
+    name, given = payload.get("tool_name"), payload.get("tool_input")
+    if not isinstance(name, str) or not isinstance(given, dict):
+        return None
+    status, code, text = _outcome(payload.get("tool_response"), None)
+    call_id = str(payload.get("tool_use_id") or "")
+    return _call(call_id, 1, 1, None, name, _shell(given.get("command")), status, code, text)

@@ -193,10 +193,34 @@ def next_steps(reply: str) -> list[str]:
     return items
 
 
-def hook_failure(payload: dict[str, Any]) -> Failed | None:
-    """The failure a Claude Code PostToolUse or PostToolUseFailure hook payload reports,
-    by the same rules as a transcript's (None when it is not one)."""
-    from lore.ingest.claude import hook_event
+# Event names only Gemini CLI gives its hooks (geminicli.com/docs/hooks/reference).
+GEMINI_EVENTS = frozenset({"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "PreCompress"})
 
-    event = hook_event(payload)
+
+def hook_agent(payload: dict[str, Any]) -> str:
+    """The agent that sent a hook payload: Gemini CLI (its own event names, its shell tool),
+    Codex (a Bash result that is the output text; its ``turn_id``, its ``rollout-*``
+    session file), else Claude Code (whose Bash result is ``{stdout, stderr, ...}``)."""
+    if payload.get("hook_event_name") in GEMINI_EVENTS or payload.get("tool_name") in (
+        "run_shell_command",
+    ):
+        return "gemini"
+    response = payload.get("tool_response")
+    if isinstance(response, str):
+        return "codex"
+    if isinstance(response, dict) and ("stdout" in response or "stderr" in response):
+        return "claude"
+    transcript = payload.get("transcript_path")
+    name = transcript.rsplit("/", 1)[-1] if isinstance(transcript, str) else ""
+    return "codex" if "turn_id" in payload or name.startswith("rollout-") else "claude"
+
+
+def hook_failure(payload: dict[str, Any]) -> Failed | None:
+    """The failure a PostToolUse or PostToolUseFailure payload (Claude Code), a PostToolUse
+    payload (Codex) or an AfterTool payload (Gemini CLI) reports, by the same rules as a
+    transcript's (None when it is not one)."""
+    from lore.ingest import claude, codex, gemini
+
+    reader = {"claude": claude, "codex": codex, "gemini": gemini}[hook_agent(payload)]
+    event = reader.hook_event(payload)
     return failure_of(event) if event is not None else None

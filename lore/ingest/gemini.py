@@ -223,3 +223,27 @@ def message_spans(raw: str) -> list[tuple[tuple[int, int], list[tuple[int, int]]
             message_start = -1
         depth -= 1
     return spans
+
+
+def hook_event(payload: dict[str, Any]) -> Event | None:
+    """The call a Gemini CLI AfterTool hook payload describes: ``tool_input`` the call's
+    arguments and ``tool_response`` ``{llmContent, returnDisplay, error}``, where
+    ``llmContent`` is the report a chat file keeps as the call's output."""
+    name, args = payload.get("tool_name"), payload.get("tool_input")
+    response = payload.get("tool_response")
+    if not isinstance(name, str) or not isinstance(args, dict):
+        return None
+    found = response if isinstance(response, dict) else {"llmContent": response}
+    text = _result_text(found.get("llmContent"))
+    error = found.get("error")
+    message = error.get("message") if isinstance(error, dict) else error
+    if isinstance(message, str) and message.strip() and message not in text:
+        text = f"{text}\n{message}".strip()
+    call = {
+        "id": payload.get("tool_use_id") or "",
+        "name": name,
+        "args": args,
+        "result": text,
+        "status": "error" if error else "success",
+    }
+    return _call(call, (1, 1), None)

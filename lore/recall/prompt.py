@@ -26,9 +26,9 @@ PITFALL or pattern before a decision, goal or failure on a tie, then the higher 
 from __future__ import annotations
 
 import math
-import time
 from typing import Any, NamedTuple
 
+from lore import clock
 from lore.dynamics.activation import STALE_FACTOR
 from lore.index import analyze
 from lore.index.columns import SEARCH_KINDS
@@ -164,7 +164,7 @@ class _Allowed:
         self.mask = mask.to_bytes(len(idx.kinds), "little")
         self.idx = idx
         self.goal, self.failure = SEARCH_KINDS.index("goal"), SEARCH_KINDS.index("failure")
-        self.recent = time.time() - FAILURE_DAYS * 86400.0
+        self.recent = clock.now_datetime().timestamp() - FAILURE_DAYS * 86400.0  # LORE_NOW
         self.project = project
         self.mine = idx.project_code(project) if project else -1
         self.none = idx.project_code(None)

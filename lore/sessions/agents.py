@@ -49,14 +49,6 @@ def hooks_file(agent: str, scope: str, project_dir: Path) -> Path:
     raise UsageError(f"unknown agent {agent!r}: use one of {', '.join(HOOK_AGENTS)}")
 
 
-def hook_files(project_dir: Path) -> list[Path]:
-    """Every file that can hold lore's hooks: each agent's user and project files, and
-    Claude Code's project-local settings."""
-    found = [hooks_file(a, s, project_dir) for a in HOOK_AGENTS for s in SCOPES]
-    found.insert(2, project_dir / ".claude" / "settings.local.json")
-    return found
-
-
 class Integration(NamedTuple):
     """One place an agent runs lore from, and the root it runs lore on."""
 
@@ -64,6 +56,7 @@ class Integration(NamedTuple):
     what: str  # "hooks SessionStart, Stop", "MCP server lore", "plugin lore@lore"
     root: Path  # the data root lore resolves there
     named: bool  # True: the entry names it (--data-dir, LORE_DATA_DIR); else the default
+    redo: str = ""  # how to point it at another root ({root} stands for that root)
 
 
 def root_of(argv: list[str], env: dict[str, Any] | None, default: Path) -> tuple[Path, bool]:
@@ -95,19 +88,32 @@ def integrations(project_dir: Path, default: Path) -> list[Integration]:
     """Every place lore is wired into an agent on this machine for ``project_dir``, with
     the root each runs lore on (``default``: the root lore picks when none is named)."""
     found: list[Integration] = []
-    for settings in hook_files(project_dir):
-        found.extend(_hooks(settings, default))
+    # Every file that can hold lore's hooks: each agent's user and project files, and
+    # Claude Code's project-local settings.
+    for agent in HOOK_AGENTS:
+        for scope in SCOPES:
+            redo = f"lore --data-dir {{root}} hooks install --{agent}" + _scoped(scope)
+            found.extend(_hooks(hooks_file(agent, scope, project_dir), default, redo))
+        if agent == "claude":
+            local = project_dir / ".claude" / "settings.local.json"
+            redo = f"lore --data-dir {{root}} hooks install --claude --settings {local}"
+            found.extend(_hooks(local, default, redo))
     for agent in AGENTS:
         for scope in SCOPES:
             path = config_file(agent, scope, project_dir)
+            redo = f"lore --data-dir {{root}} mcp install --{agent}" + _scoped(scope)
             for what, server in _servers(agent, path, project_dir):
                 command = server.get("command")
                 args = server.get("args")
                 argv = [command] if isinstance(command, str) else []
                 argv += [a for a in args if isinstance(a, str)] if isinstance(args, list) else []
                 root, named = root_of(argv, server.get("env"), default)
-                found.append(Integration(path, what, root, named))
+                found.append(Integration(path, what, root, named, redo))
     return found
+
+
+def _scoped(scope: str) -> str:
+    return " --scope project" if scope == "project" else ""
 
 
 def _load_json(path: Path) -> Any:
@@ -118,7 +124,7 @@ def _load_json(path: Path) -> Any:
     return None
 
 
-def _hooks(settings: Path, default: Path) -> list[Integration]:
+def _hooks(settings: Path, default: Path, redo: str) -> list[Integration]:
     from lore.sessions.hook_events import NAMES
     from lore.sessions.hooks import is_ours
 
@@ -140,14 +146,15 @@ def _hooks(settings: Path, default: Path) -> list[Integration]:
                     key = root_of(shlex.split(entry["command"]), env, default)
                     by_root.setdefault(key, []).append(str(theirs))
     for (root, named), events in by_root.items():
-        out.append(Integration(settings, f"hooks {', '.join(events)}", root, named))
+        out.append(Integration(settings, f"hooks {', '.join(events)}", root, named, redo))
     plugins = data.get("enabledPlugins")
     if isinstance(plugins, dict):
         for plugin, enabled in plugins.items():
             if enabled is True and str(plugin).split("@")[0] == PLUGIN:
                 # The plugin runs `lore` from PATH: the root is the settings' env's, or none.
                 root, named = root_of([], env, default)
-                out.append(Integration(settings, f"plugin {plugin}", root, named))
+                redo = f'set "LORE_DATA_DIR": "{{root}}" under "env" in {settings}'
+                out.append(Integration(settings, f"plugin {plugin}", root, named, redo))
     return out
 
 
@@ -175,8 +182,10 @@ def _servers(agent: str, path: Path, project_dir: Path) -> list[tuple[str, dict[
 
 
 def _load_toml(path: Path) -> Any:
-    import tomllib
-
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10: Codex's config cannot be read; the rest still is
+        return None
     with contextlib.suppress(OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
         return tomllib.loads(path.read_text(encoding="utf-8"))
     return None

@@ -29,7 +29,7 @@ def record_failure(
     one session, and a failure's id belongs to one session), so a repeat appends one
     revision of ``occurrences`` instead of reading the failures log: on a big store that
     read alone would take most of a second."""
-    from lore.ingest.extract import hook_failure
+    from lore.ingest.extract import hook_agent, hook_failure
     from lore.ingest.ids import record_id
 
     session = payload.get("session_id")
@@ -38,8 +38,15 @@ def record_failure(
     failed = hook_failure(payload)
     if failed is None:
         return None, "not a failed shell command"
-    # The scope ``lore ingest`` derives a Claude Code session's ids from (lore.ingest.usecase).
-    fid = record_id("fail", f"claude:{session}", failed.key)
+    # The scope ``lore ingest`` derives the session's ids from (lore.ingest.usecase), so the
+    # hook and an ingestion of the agent's session file meet in one record. Inside a
+    # subagent Claude Code names it (``agent_id``; ``session_id`` stays the parent's), and
+    # its calls are in its own file, ``<session>/subagents/agent-<agent_id>.jsonl``.
+    scope = f"{hook_agent(payload)}:{session}"
+    agent_id = payload.get("agent_id")
+    if isinstance(agent_id, str) and agent_id.strip():
+        scope += f":agent-{agent_id.strip()}"
+    fid = record_id("fail", scope, failed.key)
     local = store.root.local
     with hook_state.updating(local, session) as state:
         commands = state.setdefault("commands", {})
@@ -52,7 +59,14 @@ def record_failure(
             told.append(failed.error_type)
         paused = hook_state.is_paused(state)
         of_type = counts[failed.error_type]
-    said = _write(store, failed, fid, seen, project, lore_session)
+    from lore.errors import LoreError
+
+    try:
+        said = _write(store, failed, fid, seen, project, lore_session)
+    except (LoreError, OSError) as exc:  # the agent is still told what the session saw
+        if not due or paused:
+            raise
+        said = f"not written ({type(exc).__name__}: {exc})"
     if not due or paused:
         return None, said
     return rule_of_three_text(store, failed.error_type, of_type), f"{said}; told the Rule of Three"
@@ -61,11 +75,15 @@ def record_failure(
 def _write(
     store: Store, failed: Any, fid: str, seen: int, project: str | None, session: str | None
 ) -> str:
-    """The failure captured (first time) or its ``occurrences`` raised (a repeat)."""
+    """The failure captured (first time) or its ``occurrences`` raised (a repeat). A repeat
+    whose record is missing (the first write failed: a lock held past the hook's time, a
+    full disk) captures it then, with the count so far."""
     from lore.capture.checks import exists
     from lore.errors import DuplicateError
 
-    if seen == 1 and not exists(store, "failure", fid):
+    if seen > 1 and _raise_occurrences(store, fid, seen):
+        return f"counted {fid} again"
+    if seen > 1 or not exists(store, "failure", fid):
         from lore.capture.core import capture
 
         try:
@@ -82,7 +100,7 @@ def _write(
                 source=SOURCE,
                 record_id=fid,
                 session_id=session,
-                extra={"exit_code": failed.exit_code, "occurrences": 1},
+                extra={"exit_code": failed.exit_code, "occurrences": seen},
             )
             return f"wrote {fid}"
         except DuplicateError:  # an ingestion wrote it meanwhile: count this one on it
@@ -91,9 +109,10 @@ def _write(
     return f"counted {fid} again"
 
 
-def _raise_occurrences(store: Store, fid: str, seen: int) -> None:
+def _raise_occurrences(store: Store, fid: str, seen: int) -> bool:
     """Append ``{"occurrences": n}`` when ``n`` beats what the record holds (an ingestion
-    may have counted more), read through the index from the record's own lines."""
+    may have counted more), read through the index from the record's own lines; False
+    when there is no such record."""
     from lore import clock
     from lore.capture.checks import warm_index
     from lore.components.failures import Failure
@@ -104,13 +123,13 @@ def _raise_occurrences(store: Store, fid: str, seen: int) -> None:
     docs = index.find_ids({fid}) if index is not None else {}
     if fid in docs:
         held = int(index.fetch(store, docs[fid]).extra.get("occurrences") or 1)
-    else:  # no index on this machine yet: the slow way
+    else:  # not in the index (or no index on this machine yet): the slow way
         record = store.find(fid)
         if record is None:
-            return
+            return False
         held = int(record.extra.get("occurrences") or 1)
     if seen <= held:
-        return
+        return True
     line = {
         "_op": REVISE,
         "id": fid,
@@ -119,6 +138,7 @@ def _raise_occurrences(store: Store, fid: str, seen: int) -> None:
         "reason": "lore hook",
     }
     jsonl.append(store.location(Failure), [line])  # one locked append, as Store.revise does
+    return True
 
 
 def rule_of_three_text(store: Store, error_type: str, seen: int) -> str:
@@ -126,7 +146,7 @@ def rule_of_three_text(store: Store, error_type: str, seen: int) -> str:
     PITFALL or pattern that names the type, or how to name it."""
     from lore.capture.failure_rules import error_types, pitfall_for
 
-    total = error_types(store).get(error_type, seen)
+    total = error_types(store).get(error_type, 0)
     suffix = "th" if 10 <= seen % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(seen % 10, "th")
     nth = f"{seen}{suffix}"
     lines = [

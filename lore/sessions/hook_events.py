@@ -1,11 +1,24 @@
 """The agent hook events lore answers: their names as Claude Code spells them
 (``SessionStart``) and as lore's commands do (``session-start``), the names Codex CLI and
 Gemini CLI give the same moments, and the tool matcher each is installed with. Names are
-normalized here and nowhere else."""
+normalized here and nowhere else. Also how long a hook may take (``hook_seconds``)."""
 
 from __future__ import annotations
 
+import os
 from typing import NamedTuple
+
+HOOK_SECONDS = 0.9  # a hook's deadline, unless LORE_HOOK_SECONDS says otherwise
+
+
+def hook_seconds() -> float:
+    """How long a hook may run before it gives up (fails open): ``LORE_HOOK_SECONDS`` when
+    it is a positive number of seconds, else HOOK_SECONDS."""
+    try:
+        seconds = float(os.environ.get("LORE_HOOK_SECONDS") or HOOK_SECONDS)
+    except ValueError:
+        return HOOK_SECONDS
+    return seconds if 0 < seconds < float("inf") else HOOK_SECONDS
 
 
 class HookEvent(NamedTuple):

@@ -23,7 +23,7 @@ MARKER = "hooks run"  # every command we install contains "<lore> ... hooks run 
 MAX_FAILED = 5  # failed commands ``auto.failed_commands`` keeps
 MAX_REQUEST_CHARS = 300  # a request in ``auto.requests`` (masked first, then cut)
 MAX_COMMAND_CHARS = 200  # a command in ``auto.failed_commands``
-GIT_SECONDS = 0.25  # each git call of an automatic handoff: the hook has 0.9 s in all
+GIT_SECONDS = 0.25  # each git call of an automatic handoff, of the hook's 0.9 s (in proportion)
 HOOK_TIMEOUT = 10  # seconds Claude Code gives each hook (lore answers within about one)
 
 
@@ -248,6 +248,7 @@ def auto_handoff(
     from lore.git.info import find_repo, snapshot
     from lore.ingest.clean import cut
     from lore.sessions.handoff import handoff, last_handoff
+    from lore.sessions.hook_events import HOOK_SECONDS, hook_seconds
 
     transcript = payload.get("transcript_path")
     if not isinstance(transcript, str) or not transcript.strip():
@@ -266,7 +267,7 @@ def auto_handoff(
         digest.message(f"Automatic handoff ({event})."),
         project=project,
         threads=digest.open,
-        git=snapshot(timeout=GIT_SECONDS),
+        git=snapshot(timeout=GIT_SECONDS * hook_seconds() / HOOK_SECONDS),
         source="hook",
         summary=digest.summary(event, last=True),
         carry=True,

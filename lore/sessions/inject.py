@@ -81,7 +81,8 @@ def _line(found: Any) -> str:
         body = f"open goal: {_text(record.title)}"
     else:
         day = str(record.timestamp)[:10]
-        body = f"{record.error_type} failure on {day}: {_text(record.error_message)}"
+        fixed = _fixed(record.extra.get("resolved"))
+        body = f"{record.error_type} failure on {day}{fixed}: {_text(record.error_message)}"
         tool = _text(getattr(record, "tool", ""))
         body += f" (`{tool}`)" if tool else ""
     stale = getattr(found, "stale", ())
@@ -92,6 +93,16 @@ def _line(found: Any) -> str:
     if len(body) > room:
         body = body[: room - 1].rstrip() + "…"
     return head + body + tail
+
+
+def _fixed(resolved: Any) -> str:
+    """What a failure that its session later fixed says so (ingestion's ``resolved``): an
+    agent told of it must not take it for a failure still open."""
+    if not isinstance(resolved, dict):
+        return ""
+    files = [f for f in resolved.get("likely_fix") or [] if isinstance(f, str)]
+    shown = ", ".join(files[:2]) + (f" and {len(files) - 2} more" if len(files) > 2 else "")
+    return ", fixed then" + (f" (likely by editing {shown})" if files else "")
 
 
 def _text(value: Any) -> str:

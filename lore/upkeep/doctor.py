@@ -260,10 +260,11 @@ def _agent_findings(store: Store) -> list[Finding]:
         if os.path.realpath(item.root) == here:
             continue
         how = "named there" if item.named else "the default: it names no root"
+        verb = "run" if item.what.startswith("hooks ") else "runs"
         message = (
-            f"{item.what} runs lore on {item.root} ({how}), not on {store.path}: memory "
-            "would split between the two roots; reinstall it with this root "
-            f"(lore --data-dir {store.path} hooks install --claude, or mcp install)"
+            f"{item.what} {verb} lore on {item.root} ({how}), not on {store.path}: memory "
+            "would split between the two roots; point it at this root: "
+            + item.redo.format(root=store.path)
         )
         out.append(Finding("warning", "agent-root", str(item.file), message))
     hooks = [i for i in found if i.what.startswith("hooks ")]

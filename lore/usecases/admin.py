@@ -92,8 +92,11 @@ def move_root(store: Store, target: str | Path) -> dict[str, Any]:
     target under a temporary name, compared byte for byte with the source, and only
     then renamed into place; ``.lore-moved`` left in the old root then sends every
     later command (and every writer that waited) to the new one. An interrupted move
-    leaves the source as it was and no target. The old copy is never deleted.
+    leaves the source as it was and no target; the partial copy of one killed outright
+    (``.<target>.lore-moving-*``) is removed by the next move to that target. The old
+    copy is never deleted.
     """
+    import glob
     import shutil
 
     from lore.errors import InvalidInputError, LoreError, NotFoundError, UsageError
@@ -130,6 +133,13 @@ def move_root(store: Store, target: str | Path) -> dict[str, Any]:
         if not holds_data(source) and not (source / ".git").exists():
             raise LoreError(f"nothing to move: the data root {source} holds no records")
         dest.parent.mkdir(parents=True, exist_ok=True)
+        # A move killed outright (SIGKILL, a power cut) ran no cleanup: its partial copy,
+        # as big as the root, would stay hidden beside the target for good.
+        removed = []
+        for left in sorted(dest.parent.glob(f".{glob.escape(dest.name)}.lore-moving-*")):
+            if left.is_dir() and not left.is_symlink():
+                shutil.rmtree(left, ignore_errors=True)
+                removed.append(str(left))
         staging = dest.parent / f".{dest.name}.lore-moving-{os.urandom(4).hex()}"
         try:
             copied = copy_tree(source, staging, skip)
@@ -155,4 +165,5 @@ def move_root(store: Store, target: str | Path) -> dict[str, Any]:
         "to": str(dest),
         "files": len(files),
         "bytes": sum((dest / rel).stat().st_size for rel in files),
+        "removed": removed,
     }

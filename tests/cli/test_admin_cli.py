@@ -89,6 +89,8 @@ GITATTRIBUTES = (
     "*.jsonl merge=union\n"
     "# lore: lore sync merges the registry by project (a plain git pull merges it as text)\n"
     "registry/data/projects.yaml merge=lore-map\n"
+    "# lore: lore sync merges a goal by field and criterion (a plain git pull: as text)\n"
+    "intent/data/goals/*.yaml merge=lore-doc\n"
 )
 GITIGNORE = (
     "# lore: derived and machine-local files (never the truth, never committed)\n*.lock\n*.tmp\n"
@@ -168,6 +170,8 @@ def test_init_git_appends_only_missing_lines(run: Run, data_dir: Path) -> None:
         "# lore: append-only logs merge by union; lore de-duplicates identical lines on read\n"
         "# lore: lore sync merges the registry by project (a plain git pull merges it as text)\n"
         "registry/data/projects.yaml merge=lore-map\n"
+        "# lore: lore sync merges a goal by field and criterion (a plain git pull: as text)\n"
+        "intent/data/goals/*.yaml merge=lore-doc\n"
     )
     assert (data_dir / ".gitignore").read_text() == (
         "*.lock\nnotes/\n"

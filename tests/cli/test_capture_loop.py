@@ -49,7 +49,11 @@ def shell(script: str, tmp_path: Path, **env: str) -> subprocess.CompletedProces
 
 @pytest.mark.skipif(not LORE.exists(), reason="needs the installed lore (.venv/bin/lore)")
 def test_dash_waits_for_a_producer_slower_than_the_stdin_timeout(tmp_path: Path) -> None:
-    done = shell("(sleep 2.5; echo boom) | lore fail NonZeroExit - --tool pytest --json", tmp_path)
+    done = shell(
+        "(sleep 1; echo boom) | lore fail NonZeroExit - --tool pytest --json",
+        tmp_path,
+        LORE_STDIN_TIMEOUT="0.3",
+    )
     assert done.returncode == 0, done.stderr
     record = json.loads(done.stdout)["record"]
     assert (record["error_type"], record["error_message"], record["tool"]) == (
@@ -63,8 +67,12 @@ def test_dash_waits_for_a_producer_slower_than_the_stdin_timeout(tmp_path: Path)
 
 @pytest.mark.skipif(not LORE.exists(), reason="needs the installed lore (.venv/bin/lore)")
 def test_implicit_stdin_keeps_its_guard_and_names_the_way_out(tmp_path: Path) -> None:
+    # The producer writes only once lore has given up (however slowly a loaded machine
+    # starts it); a lore that kept waiting would never see it give up: a hang, caught by
+    # shell()'s timeout.
     done = shell(
-        "(sleep 1.5; echo boom) | lore fail NonZeroExit --tool pytest",
+        "(until [ -e gave-up ]; do sleep 0.05; done; echo boom) 2>/dev/null"
+        " | { lore fail NonZeroExit --tool pytest; status=$?; touch gave-up; exit $status; }",
         tmp_path,
         LORE_STDIN_TIMEOUT="0.3",
     )

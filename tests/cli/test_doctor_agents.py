@@ -69,7 +69,7 @@ def test_each_integration_on_another_root_is_named(
     hooks, plugin, mcp_project, mcp_user = (f["message"] for f in found)
     assert hooks.startswith(
         "hooks SessionStart, UserPromptSubmit, PostToolUse, PostToolUseFailure, PreCompact, "
-        f"Stop, SessionEnd runs lore on {other} (named there), not on {data_dir}"
+        f"Stop, SessionEnd run lore on {other} (named there), not on {data_dir}"
     )
     assert plugin.startswith("plugin lore@lore runs lore on ")
     assert "(the default: it names no root)" in plugin
@@ -105,8 +105,62 @@ def test_issue_15_hooks_without_a_root_while_the_cli_names_one(
     settings.write_text(json.dumps({"hooks": {"SessionEnd": [{"hooks": [command]}]}}))
     monkeypatch.delenv("LORE_DATA_DIR")
     found = agent_findings(run("--data-dir", str(data_dir), "doctor", "--json"))
-    assert len(found) == 1 and found[0]["message"].startswith("hooks SessionEnd runs lore on ")
+    assert len(found) == 1 and found[0]["message"].startswith("hooks SessionEnd run lore on ")
     assert str(data_dir) not in found[0]["message"].split(" (")[0]
+
+
+def test_each_finding_says_how_to_point_that_integration_at_this_root(
+    run: Run, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = tmp_path / "other"
+    for agent in ("--codex", "--gemini"):
+        assert run("--data-dir", str(other), "hooks", "install", agent).exit_code == 0
+    assert (
+        run("--data-dir", str(other), "mcp", "install", "--cursor", "--scope", "project")
+    ).exit_code == 0
+    settings = Path.home() / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"enabledPlugins": {"lore@lore": True}}))
+    monkeypatch.delenv("LORE_DATA_DIR")
+    result = run("--data-dir", str(data_dir), "doctor", "--json")
+    fixes = {f["path"]: f["message"].split(": memory would split between the two roots; ")
+             for f in agent_findings(result)}  # fmt: skip
+    codex, gemini = Path.home() / ".codex/hooks.json", Path.home() / ".gemini/settings.json"
+    assert fixes == {
+        str(settings): [
+            f"plugin lore@lore runs lore on {Path.home()}/.local/share/lore (the default: it "
+            f"names no root), not on {data_dir}",
+            f'point it at this root: set "LORE_DATA_DIR": "{data_dir}" under "env" in {settings}',
+        ],
+        str(codex): [
+            f"hooks SessionStart, UserPromptSubmit, PostToolUse, PreCompact, Stop run lore on "
+            f"{other} (named there), not on {data_dir}",
+            f"point it at this root: lore --data-dir {data_dir} hooks install --codex",
+        ],
+        str(gemini): [
+            f"hooks SessionStart, BeforeAgent, AfterTool, PreCompress, AfterAgent, SessionEnd "
+            f"run lore on {other} (named there), not on {data_dir}",
+            f"point it at this root: lore --data-dir {data_dir} hooks install --gemini",
+        ],
+        str(Path.cwd() / ".cursor" / "mcp.json"): [
+            f"MCP server lore runs lore on {other} (named there), not on {data_dir}",
+            f"point it at this root: lore --data-dir {data_dir} mcp install --cursor "
+            "--scope project",
+        ],
+    }
+
+
+def test_the_hooks_are_checked_without_tomllib(
+    run: Run, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Python 3.10 has no tomllib: reading Codex's config.toml must not hide every finding.
+    import sys
+
+    other = tmp_path / "other"
+    assert run("--data-dir", str(other), "hooks", "install", "--claude").exit_code == 0
+    monkeypatch.setitem(sys.modules, "tomllib", None)  # import tomllib raises ImportError
+    found = agent_findings(run("--data-dir", str(data_dir), "doctor", "--json"))
+    assert [f["path"] for f in found] == [str(Path.home() / ".claude" / "settings.json")]
 
 
 @pytest.mark.parametrize(

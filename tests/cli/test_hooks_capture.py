@@ -15,7 +15,6 @@ import orjson
 import pytest
 from click.testing import Result
 
-from lore.cli import hooks as cli_hooks
 from lore.ingest.ids import record_id
 from lore.ingest.shell import key
 
@@ -33,8 +32,7 @@ PYTEST_OUTPUT = (
 
 
 @pytest.fixture(autouse=True)
-def roomy(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli_hooks, "HOOK_SECONDS", 30.0)
+def hook_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LORE_SESSION_ID", "")
     monkeypatch.delenv("LORE_HOOKS_PAUSE", raising=False)
 
@@ -130,6 +128,58 @@ def test_the_rule_of_three_names_the_pitfall(run: Run) -> None:
     )
 
 
+def test_a_failure_whose_first_write_failed_is_recorded_by_the_next(
+    run: Run, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first write timed out (a `lore sync` held the root's lock): the session's state
+    # counted the command all the same, and the repeats then only tried to raise the
+    # occurrences of a record that did not exist, so nothing was ever recorded.
+    import lore.capture.core as capture_core
+    from lore.errors import LockTimeoutError
+
+    real = capture_core.capture
+    calls = []
+
+    def busy_once(*args: Any, **kwargs: Any) -> Any:
+        calls.append(kwargs.get("record_id"))
+        if len(calls) == 1:
+            raise LockTimeoutError("lore sync is running git there")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(capture_core, "capture", busy_once)
+    command = "pytest -q tests/test_client.py"
+    assert hook(run, failing(command)) is None
+    assert failures(data_dir) == []
+    assert hook(run, failing(command)) is None
+    (record,) = failures(data_dir)
+    assert (record["tool"], record["occurrences"]) == (command, 2)
+    told = hook(run, failing(command))
+    assert told.startswith(
+        "lore: Rule of Three: 3rd failure of type TestFailure in this session (1 in lore)."
+    )
+    (record,) = failures(data_dir)
+    assert record["occurrences"] == 3
+
+
+def test_the_rule_of_three_never_counts_in_lore_what_lore_does_not_hold(
+    run: Run, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import lore.capture.core as capture_core
+    from lore.errors import LockTimeoutError
+
+    def busy(*args: Any, **kwargs: Any) -> Any:
+        raise LockTimeoutError("lore sync is running git there")
+
+    monkeypatch.setattr(capture_core, "capture", busy)
+    for n in range(2):
+        assert hook(run, failing(f"pytest -q tests/test_{n}.py")) is None
+    told = hook(run, failing("pytest -q tests/test_2.py"))
+    assert told.startswith(  # before: "(3 in lore)", with nothing in lore
+        "lore: Rule of Three: 3rd failure of type TestFailure in this session (0 in lore)."
+    )
+    assert failures(data_dir) == []
+
+
 def test_paused_the_failure_is_recorded_but_nothing_told(
     run: Run, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -217,6 +267,34 @@ def test_the_hook_and_a_later_ingestion_meet_in_one_record(
     assert again.exit_code == 0, again.stderr
     assert json.loads(again.stdout)["totals"]["failures_new"] == 0
     assert len(failures(data_dir)) == 1
+
+
+def test_a_subagent_failure_meets_the_ingestion_of_its_subagent_file(
+    run: Run, data_dir: Path, tmp_path: Path
+) -> None:
+    # Inside a subagent Claude Code's hook payload carries the parent's session_id and
+    # the subagent's agent_id; `lore ingest` reads the subagent's own file
+    # (<session>/subagents/agent-<agent_id>.jsonl) under a scope of its own. Lines 1-3
+    # of claude-subagent.jsonl, with the Read that failed turned into a failing command.
+    source = FIXTURES.parent.parent / "ingest" / "fixtures" / "claude-subagent.jsonl"
+    lines = [orjson.loads(x) for x in source.read_bytes().splitlines()[:3]]
+    session, agent = lines[0]["sessionId"], lines[0]["agentId"]
+    command = "mix test test/spotter_web/live/session_live_test.exs"
+    lines[1]["message"]["content"][0].update(
+        name="Bash", input={"command": command, "description": "Run the tests"}
+    )
+    lines[2]["message"]["content"][0]["content"] = PYTEST_OUTPUT
+    folder = tmp_path / session / "subagents"
+    folder.mkdir(parents=True)
+    transcript = folder / f"agent-{agent}.jsonl"
+    transcript.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    payload = {**failing(command, session=session), "agent_id": agent, "agent_type": "Explore"}
+    assert hook(run, payload) is None
+    ingested = run("ingest", str(transcript), "--json")
+    assert ingested.exit_code == 0, ingested.stderr
+    (record,) = failures(data_dir)  # before: a second record, under the subagent's scope
+    assert record["id"] == record_id("fail", f"claude:{session}:agent-{agent}", key(command))
+    assert (record["occurrences"], record["provenance"]["lines"]) == (1, [2, 3])
 
 
 def test_a_big_backlog_is_ingested_by_a_detached_process(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shlex
 import subprocess
 import sys
@@ -20,7 +21,6 @@ import orjson
 import pytest
 from click.testing import Result
 
-from lore.cli import hooks as cli_hooks
 from lore.cli._app import this_lore
 from lore.ingest.ids import record_id
 
@@ -30,9 +30,7 @@ SESSION_ID = "session-" + CLAUDE_SESSION.replace("-", "")
 
 
 @pytest.fixture(autouse=True)
-def roomy(monkeypatch: pytest.MonkeyPatch) -> None:
-    # In-process runs share a loaded test machine: the 0.9 s alarm is for real hooks.
-    monkeypatch.setattr(cli_hooks, "HOOK_SECONDS", 30.0)
+def hook_env(monkeypatch: pytest.MonkeyPatch) -> None:
     # The hook exports the payload's session id; let monkeypatch undo that afterwards.
     monkeypatch.setenv("LORE_SESSION_ID", "")
 
@@ -421,9 +419,19 @@ def corrupt_root(root: Path) -> Path:
     return root
 
 
-def run_hook(event: str, data: str, stdin: bytes, tmp_path: Path) -> tuple[float, Any]:
+# The hook's 0.9 s alarm is measured in bench/hooks.py; a test, which may share the
+# machine with others, checks what no load can blur: the hook's own work (its CPU time,
+# process start included) stays under WORK seconds, and it waits on nothing (a lock wait
+# would take LORE_LOCK_TIMEOUT, 60 s here) for HANG seconds of wall clock.
+WORK, HANG = 1.5, 10.0
+
+
+def run_hook(event: str, data: str, stdin: bytes, tmp_path: Path) -> tuple[float, float, Any]:
+    """Run the hook as the agent does: (wall seconds, CPU seconds, the finished process)."""
     env = {**os.environ, "LORE_DATA_DIR": data, "HOME": str(tmp_path / "home")}
+    env["LORE_LOCK_TIMEOUT"] = "60"
     env.pop("LORE_SESSION_ID", None)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "lore", "hooks", "run", event],
@@ -431,16 +439,20 @@ def run_hook(event: str, data: str, stdin: bytes, tmp_path: Path) -> tuple[float
         env=env,
         cwd=tmp_path / "work",
         capture_output=True,
-        timeout=20,
+        timeout=60,
         check=False,
     )
-    return time.monotonic() - started, done
+    elapsed = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return elapsed, cpu, done
 
 
-def check_quiet_success(event: str, elapsed: float, done: Any) -> None:
+def check_quiet_success(event: str, elapsed: float, cpu: float, done: Any) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr == b""
-    assert elapsed < 1.5, f"{event} took {elapsed:.2f}s"
+    assert cpu < WORK, f"{event} worked {cpu:.2f}s"
+    assert elapsed < HANG, f"{event} took {elapsed:.2f}s"
     if done.stdout:  # only session-start prints, and then exactly the hook's JSON
         assert event == "session-start"
         out = json.loads(done.stdout)
@@ -469,11 +481,11 @@ def test_hooks_never_fail_whatever_the_data_root(tmp_path: Path, state: str, eve
         {"session_id": CLAUDE_SESSION, "transcript_path": str(tmp_path / "t.jsonl"), "cwd": "/"}
     ).encode()
     try:
-        elapsed, done = run_hook(event, str(data), stdin, tmp_path)
+        elapsed, cpu, done = run_hook(event, str(data), stdin, tmp_path)
     finally:
         if state == "unreadable":
             data.chmod(0o700)
-    check_quiet_success(event, elapsed, done)
+    check_quiet_success(event, elapsed, cpu, done)
     if event == "session-start" and state in ("missing", "corrupt"):
         assert done.stdout  # nothing or garbage to read: the agent still gets its context
 
@@ -485,8 +497,34 @@ def test_hooks_never_fail_whatever_the_data_root(tmp_path: Path, state: str, eve
 def test_hooks_never_fail_whatever_the_stdin(
     tmp_path: Path, data_dir: Path, event: str, stdin: bytes
 ) -> None:
-    elapsed, done = run_hook(event, str(data_dir), stdin, tmp_path)
-    check_quiet_success(event, elapsed, done)
+    elapsed, cpu, done = run_hook(event, str(data_dir), stdin, tmp_path)
+    check_quiet_success(event, elapsed, cpu, done)
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        (None, 0.9),
+        ("", 0.9),
+        ("2.5", 2.5),
+        ("30", 30.0),
+        ("0", 0.9),
+        ("-1", 0.9),
+        ("inf", 0.9),
+        ("nan", 0.9),
+        ("soon", 0.9),
+    ],
+)
+def test_lore_hook_seconds_sets_the_deadline_or_is_ignored(
+    monkeypatch: pytest.MonkeyPatch, value: str | None, seconds: float
+) -> None:
+    from lore.sessions.hook_events import hook_seconds
+
+    if value is None:
+        monkeypatch.delenv("LORE_HOOK_SECONDS")
+    else:
+        monkeypatch.setenv("LORE_HOOK_SECONDS", value)
+    assert hook_seconds() == seconds
 
 
 def test_a_hook_out_of_time_warms_the_index_in_a_detached_process(
@@ -497,7 +535,7 @@ def test_a_hook_out_of_time_warms_the_index_in_a_detached_process(
     import lore.sessions.resume
 
     run("observe", "something")
-    monkeypatch.setattr(cli_hooks, "HOOK_SECONDS", 0.05)
+    monkeypatch.setenv("LORE_HOOK_SECONDS", "0.05")
 
     def slow(*_: Any, **__: Any) -> Any:
         time.sleep(2)  # a cold index build on a big store
@@ -523,7 +561,7 @@ def test_a_hook_out_of_time_beside_an_index_starts_no_rebuild(
 
     import lore.sessions.resume
 
-    monkeypatch.setattr(cli_hooks, "HOOK_SECONDS", 0.05)
+    monkeypatch.setenv("LORE_HOOK_SECONDS", "0.05")
     monkeypatch.setattr(lore.sessions.resume, "resume", lambda *_, **__: time.sleep(2))
     started: list[Any] = []
     monkeypatch.setattr(subprocess_mod, "Popen", lambda args, **kw: started.append(args))

@@ -14,7 +14,6 @@ import orjson
 import pytest
 from click.testing import Result
 
-from lore.cli import hooks as cli_hooks
 from lore.recall import prompt as prompt_rules
 
 Run = Callable[..., Result]
@@ -24,8 +23,7 @@ FIXTURES = Path(__file__).parent.parent / "fixtures" / "hooks"
 
 
 @pytest.fixture(autouse=True)
-def roomy(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli_hooks, "HOOK_SECONDS", 30.0)
+def hook_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LORE_SESSION_ID", "")
     monkeypatch.delenv("LORE_HOOKS_PAUSE", raising=False)
 
@@ -138,6 +136,37 @@ def test_error_types_bring_their_pitfall_and_newest_recent_failure(run: Run) -> 
         f"- {newest} Timeout failure on {lines[2].split(' on ')[1][:10]}: pytest hung again "
         "[error type Timeout]"
     ]
+
+
+def test_recent_failures_are_counted_from_lore_now(
+    run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # LORE_NOW freezes "now" (contract §2): the 14 days are counted back from it, not
+    # from the machine's clock.
+    monkeypatch.setenv("LORE_NOW", "2026-01-01T10:00:00Z")
+    failed = captured(run("fail", "Timeout", "pytest hung on the sync test", "--json"))
+    monkeypatch.setenv("LORE_NOW", "2026-01-03T10:00:00Z")
+    context = ask(run, "the Timeout again")
+    assert context.splitlines()[1:] == [
+        f"- {failed} Timeout failure on 2026-01-01: pytest hung on the sync test "
+        "[error type Timeout]"
+    ]
+
+
+def test_a_failure_its_session_fixed_says_so(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    # claude-medgemma.jsonl: `uv run ruff check .` fails, an Edit of ordinal_resolve.py,
+    # then it passes: ingestion marks the failure resolved with the likely fix.
+    transcript = Path(__file__).parent.parent / "ingest" / "fixtures" / "claude-medgemma.jsonl"
+    assert run("ingest", str(transcript), "--json").exit_code == 0
+    monkeypatch.setenv("LORE_NOW", "2026-02-20T10:00:00Z")
+    monkeypatch.setenv("LORE_PROJECT", "protocol-processor-service")
+    (line,) = ask(run, "ruff reports a LintError again").splitlines()[1:]
+    assert line.startswith("- fail-")
+    assert line.split(" ", 2)[2] == (
+        "LintError failure on 2026-02-19, fixed then (likely by editing "
+        "src/protocol_processor/nodes/ordinal_resolve.py): Found 2 errors. "
+        "(`uv run ruff check . 2>&1`) [error type LintError]"
+    )
 
 
 def test_failures_of_this_session_old_ones_and_retracted_records_are_not_injected(

@@ -61,6 +61,7 @@ def test_inbox_status_filter(run: Run, two: list[str]) -> None:
     ]
     every = json.loads(run("inbox", "--status", "all", "--json").stdout)
     assert [o["id"] for o in every] == [b, a]
+    assert json.loads(run("inbox", "--all", "--json").stdout) == every  # --all, as elsewhere
     assert run("inbox", "--status", "discarded").stdout == (
         f"{b}  2026-03-02  discarded  Docs build is slow  (known)\n"
     )

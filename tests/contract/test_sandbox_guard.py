@@ -1,6 +1,7 @@
 """The sandbox guard of tests/conftest.py fails a test that writes the real HOME, XDG
 folders or temp directory, in this process or from a subprocess: checked by running a
-small suite under a copy of the conftest, with a HOME and a temp directory of its own."""
+small suite under a copy of the conftest, with a HOME and a temp directory of its own,
+serially and on two pytest-xdist workers (how the suite runs by default)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 CONFTEST = Path(__file__).resolve().parents[1] / "conftest.py"
 
@@ -43,7 +46,14 @@ def test_a_subprocess_leaves_a_temp_file():
 """
 
 
-def test_the_guard_fails_each_leaking_test_and_the_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("options", "workers"),
+    [(["-p", "no:xdist"], []), (["-p", "xdist", "-n", "2"], ["gw0", "gw1"])],
+    ids=["serial", "xdist"],
+)
+def test_the_guard_fails_each_leaking_test_and_the_run(
+    tmp_path: Path, options: list[str], workers: list[str]
+) -> None:
     suite = tmp_path / "suite"
     suite.mkdir()
     shutil.copy(CONFTEST, suite / "conftest.py")
@@ -59,7 +69,7 @@ def test_the_guard_fails_each_leaking_test_and_the_run(tmp_path: Path) -> None:
         "GUARD_REAL_TMP": str(tmp),
     }
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *options],
         cwd=suite,
         env=env,
         capture_output=True,
@@ -84,3 +94,10 @@ def test_the_guard_fails_each_leaking_test_and_the_run(tmp_path: Path) -> None:
     kept = [p for p in tmp.iterdir() if p.name.startswith("lore-tests-")]
     assert len(kept) == 1
     assert list((kept[0] / "home").iterdir()) == []  # the guard cleaned up after the test
+    # Each worker had a HOME and a temp folder of its own in the sandbox, also cleaned up;
+    # its tmp_path lived in pytest's basetemp, which the guard allowed (test_clean).
+    assert sorted(p.name for p in (kept[0] / "workers").glob("*")) == workers
+    for worker in workers:
+        assert list((kept[0] / "workers" / worker / "home").iterdir()) == []
+    if workers:
+        assert "bringing up nodes" in out  # xdist ran it

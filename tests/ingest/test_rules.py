@@ -12,7 +12,13 @@ import pytest
 from lore.components.failures import RECOMMENDED_TYPES
 from lore.ingest import rules, shell
 from lore.ingest.events import Event
-from lore.ingest.extract import candidates_of, failure_of, hook_failure, is_acknowledgement
+from lore.ingest.extract import (
+    candidates_of,
+    failure_of,
+    hook_agent,
+    hook_failure,
+    is_acknowledgement,
+)
 
 HOOKS = Path("/work/shared/bench/transcripts/hooks")
 
@@ -331,3 +337,28 @@ def test_logged_post_tool_use_payloads_are_no_failures() -> None:
     """PostToolUse fires for calls that succeeded: none of the logged ones is a failure."""
     payloads = json.loads((HOOKS / "skogai-post_tool_use.json").read_text())
     assert [p for p in payloads if hook_failure(p) is not None] == []
+
+
+@pytest.mark.parametrize(
+    ("payload", "agent"),
+    [
+        ({"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "error": "x"}, "claude"),
+        (  # Claude Code's Bash result is an object, whatever else the payload carries
+            {"hook_event_name": "PostToolUse", "turn_id": "t1", "tool_response": {"stdout": ""}},
+            "claude",
+        ),
+        ({"hook_event_name": "PostToolUse", "tool_response": "Exit code: 1\nOutput:\n"}, "codex"),
+        ({"hook_event_name": "Stop", "turn_id": "t1", "model": "gpt-5"}, "codex"),
+        (
+            {"hook_event_name": "Stop", "transcript_path": "/h/.codex/sessions/rollout-1-a.jsonl"},
+            "codex",
+        ),
+        ({"hook_event_name": "AfterTool", "tool_name": "run_shell_command"}, "gemini"),
+        ({"hook_event_name": "BeforeAgent", "prompt": "hi"}, "gemini"),
+        ({"hook_event_name": "SessionStart", "transcript_path": "/h/.claude/p/a.jsonl"}, "claude"),
+    ],
+)
+def test_the_agent_a_hook_payload_comes_from(payload: dict, agent: str) -> None:  # type: ignore[type-arg]
+    # The agent names the scope of a hook's failure ids: the one `lore ingest` derives
+    # from that agent's session file.
+    assert hook_agent(payload) == agent

@@ -41,7 +41,11 @@ def test_inbox_lists_promotes_and_discards(server: Any, run: Any) -> None:
     # Mistakes are tool errors with lore's codes; the server goes on.
     assert server.error("inbox", action="promote", id=second["id"])["code"] == "usage"
     assert server.error("inbox", action="discard")["code"] == "usage"
-    assert server.error("inbox", action="discard", id=second["id"])["code"] == "usage"
+    no_reason = server.error("inbox", action="discard", id=second["id"])
+    assert (no_reason["code"], no_reason["error"]) == (
+        "usage",
+        "discard needs `reason`: why the observation is dropped",  # not the CLI's --reason
+    )
     again = server.error("inbox", action="promote", id=first["id"], to="decision")
     assert again["code"] == "invalid"
     assert server.error("inbox", action="discard", id="obs-000000000000", reason="x")["code"] == (

@@ -1,6 +1,8 @@
 """Hooks fail open: on a read-only, locked or full data root every hook entry exits 0
 within about a second and prints nothing harmful (tests/cli/test_hooks_cli.py covers
-a missing, unreachable and corrupt root)."""
+a missing, unreachable and corrupt root). The 0.9 s alarm is measured in bench/hooks.py;
+here, on a machine the suite shares with other work, a bound far above it and far below a
+wait for a held lock (LORE_LOCK_TIMEOUT, 60 s here) catches a hook that hangs."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import workloads
 
 EVENTS = ["session-start", "pre-compact", "session-end", "no-such-event"]
+HANG = 10.0  # seconds, four hooks starting at once on a loaded machine
 
 
 def transcript(tmp_path: Path) -> Path:
@@ -33,6 +36,7 @@ def transcript(tmp_path: Path) -> Path:
 def run_hooks(data: Path, tmp_path: Path) -> list[tuple[str, float, Any]]:
     """Every hook at once (they are independent processes), each timed."""
     env = {**os.environ, "LORE_DATA_DIR": str(data), "HOME": str(tmp_path / "home")}
+    env["LORE_LOCK_TIMEOUT"] = "60"
     env.pop("LORE_SESSION_ID", None)
     stdin = json.dumps(
         {"session_id": "0123456789abcdef", "transcript_path": str(transcript(tmp_path))}
@@ -51,7 +55,7 @@ def run_hooks(data: Path, tmp_path: Path) -> list[tuple[str, float, Any]]:
         )
     results = []
     for event, proc in procs.items():
-        out, err = proc.communicate(stdin, timeout=30)
+        out, err = proc.communicate(stdin, timeout=90)
         results.append((event, time.monotonic() - started[event], (proc.returncode, out, err)))
     return results
 
@@ -60,7 +64,7 @@ def check(results: list[tuple[str, float, Any]]) -> None:
     for event, elapsed, (code, out, err) in results:
         assert code == 0, (event, err)
         assert err == b"", (event, err)
-        assert elapsed < 2.5, f"{event} took {elapsed:.2f}s"  # 0.9 s budget + start-up, 4 at once
+        assert elapsed < HANG, f"{event} took {elapsed:.2f}s"
         if out:
             assert event == "session-start", (event, out)
             assert list(json.loads(out)) == ["hookSpecificOutput"]

@@ -20,9 +20,9 @@ FORK = multiprocessing.get_context("fork")
 
 
 def _hold(path: str, ready: Any, release: Any) -> None:
-    with locked(Path(path), timeout=5):
+    with locked(Path(path), timeout=60):
         ready.set()
-        release.wait(10)
+        release.wait(120)  # the test sets it; the bound only ends a child the test forgot
 
 
 @contextmanager
@@ -32,11 +32,11 @@ def held_by_child(path: Path) -> Iterator[multiprocessing.process.BaseProcess]:
     child = FORK.Process(target=_hold, args=(str(path), ready, release))
     child.start()
     try:
-        assert ready.wait(5), "child never took the lock"
+        assert ready.wait(60), "child never took the lock"
         yield child
     finally:
         release.set()
-        child.join(5)
+        child.join(60)
     assert child.exitcode == 0
 
 
@@ -50,16 +50,41 @@ def test_sidecar_is_dot_name_dot_lock(tmp_path: Path) -> None:
     assert sorted(p.name for p in data.parent.iterdir()) == [".decisions.jsonl.lock"]
 
 
-def test_second_holder_times_out_with_exit_code_5_naming_the_file(tmp_path: Path) -> None:
+class Clock:
+    """lore.storage.lock's ``time``, made exact: only its own sleeps move the clock, so how
+    long it waited does not depend on how loaded the machine is."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.sleeps: list[float] = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+        time.sleep(0)  # let the holder run
+
+
+def test_second_holder_times_out_with_exit_code_5_naming_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import lore.storage.lock
+
     data = tmp_path / "decisions.jsonl"
-    with held_by_child(data):
-        started = time.monotonic()
+    clock = Clock()
+    with held_by_child(data), monkeypatch.context() as patch:
+        patch.setattr(lore.storage.lock, "time", clock)
         with pytest.raises(LockTimeoutError) as caught, locked(data, timeout=0.2):
             pytest.fail("the lock was taken twice")
-        waited = time.monotonic() - started
 
     error = caught.value
-    assert 0.2 <= waited < 1.0
+    # It tried again and again, backing off up to 0.05 s between tries, and gave up at the
+    # first try past its 0.2 s: not before, and not a whole back-off step after.
+    waited = sum(clock.sleeps)
+    assert 0.2 <= waited < 0.2 + 0.05
+    assert clock.sleeps[:3] == [0.001, 0.002, 0.004] and max(clock.sleeps) == 0.05
     assert error.exit_code == EXIT_LOCK_TIMEOUT == 5
     assert error.code == "lock_timeout"
     assert str(data) in error.message
@@ -86,9 +111,8 @@ def test_lock_is_free_again_after_the_holder_exits(tmp_path: Path) -> None:
     data = tmp_path / "x.jsonl"
     with held_by_child(data):
         pass
-    started = time.monotonic()
-    with locked(data, timeout=0.5):
-        assert time.monotonic() - started < 0.1
+    with locked(data, timeout=0):  # one try: no wait at all for a free lock
+        pass
 
 
 def test_lock_is_released_when_the_block_raises(tmp_path: Path) -> None:

@@ -56,8 +56,8 @@ def inbox(
     """The inbox holds raw observations, among them candidates that `ingest` found in agent
     sessions (decisions stated, corrections, conventions: tagged `candidate`). Confirm one
     with `promote` (it becomes a decision, pattern or evidence through the normal capture
-    checks, `derived_from` the observation), or `discard` it with a reason. Returns what
-    the CLI's `--json` prints: list {"observations": [records], "total"}; promote {"ok",
+    checks, `derived_from` the observation), or `discard` it with a reason. Returns: list
+    {"observations": [records as `lore inbox --json` prints them], "total"}; promote {"ok",
     "id", "promoted_to", "observation", "target", "warnings"}; discard the capture shape."""
     from lore.errors import UsageError
     from lore.usecases import inbox as use
@@ -80,4 +80,6 @@ def inbox(
             force=force,
             allow_secret=allow_secret,
         )
+    if not (reason or "").strip():  # (the use case names the CLI's --reason)
+        raise UsageError("discard needs `reason`: why the observation is dropped")
     return use.discard(store(), id, reason=reason or "", allow_secret=allow_secret)
