@@ -191,9 +191,6 @@ def test_use_counts_stay_on_the_machine_that_saw_them(run: Run, tmp_path: Path) 
 def test_archived_advice_is_never_suggested_nor_injected(
     run: Run, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from lore.cli import hooks as cli_hooks
-
-    monkeypatch.setattr(cli_hooks, "HOOK_SECONDS", 30.0)
     monkeypatch.setenv("LORE_SESSION_ID", "")
     pattern = made(run, "learn", "Pin the linter version in tools/lint.toml", "--solution", "x")
     decision = made(run, "remember", "Lint in CI with the config in tools/lint.toml")

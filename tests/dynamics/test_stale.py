@@ -209,9 +209,6 @@ def test_prompt_injection_marks_stale_advice_ranks_it_lower_and_counts_the_use(
 ) -> None:
     import json
 
-    from lore.cli import hooks as cli_hooks
-
-    monkeypatch.setattr(cli_hooks, "HOOK_SECONDS", 30.0)  # type: ignore[attr-defined]
     monkeypatch.setenv("LORE_SESSION_ID", "")  # type: ignore[attr-defined]
     repo.write("src/cache.py", "CACHE = {}\n")
     repo.commit("cache")
