@@ -112,10 +112,7 @@ def resume(
         bundle.reconstructed = {
             "note": "no handoff yet: context rebuilt from recent records and git history",
             "git": git,
-            "recent_observations": [
-                {"id": o.id, "timestamp": o.timestamp, "content": o.content}
-                for o in map(view.read, view.newest(view.docs("observation"), 5))
-            ],
+            "recent_observations": _noticed(view, marks),
         }
     # Flagged advice (lore patterns flag) after every unflagged pattern, then most trusted.
     patterns = sorted(
@@ -327,6 +324,22 @@ def fresh_first(docs: list[int], n: int, marks: StaleMarks) -> list[int]:
         if len(fresh) == n:
             break
     return (fresh + stale)[:n]
+
+
+def _noticed(view: ProjectView, marks: StaleMarks, n: int = 5) -> list[dict[str, Any]]:
+    """The newest ``n`` observations still raw (a promoted one is its target's business, a
+    discarded or archived one no advice), each marked stale when its files changed."""
+    out: list[dict[str, Any]] = []
+    docs = view.docs("observation")
+    for d in view.newest(docs, min(len(docs), 8 * n)):
+        o = view.read(d)
+        if getattr(o, "status", "raw") == "raw":
+            out.append(
+                _marked({"id": o.id, "timestamp": o.timestamp, "content": o.content}, marks, d)
+            )
+            if len(out) >= n:
+                break
+    return out
 
 
 def _marked(item: dict[str, Any], marks: StaleMarks, doc: int) -> dict[str, Any]:

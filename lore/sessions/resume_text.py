@@ -101,7 +101,7 @@ def _handoff(bundle: Any, add: Add) -> None:
         if more > 0:
             add(4, "git", f"- … and {plural(more, 'more uncommitted file')}")
         for obs in bundle.reconstructed.get("recent_observations") or []:
-            add(3, "observations", f"- noticed: {obs['content']} ({obs['id']})")
+            add(3, "observations", f"- noticed: {obs['content']} ({obs['id']}{_stale(obs)})")
 
 
 def _decisions(bundle: Any, add: Add) -> None:

@@ -208,3 +208,25 @@ def test_archived_advice_is_never_suggested_nor_injected(
     assert injected("s-3") == ""
     assert at_now(run, "suggest", "linter version")["patterns"] == []
     assert at_now(run, "suggest")["patterns"] == []
+
+
+def test_resume_notices_only_raw_observations_and_graph_views_mark_the_rest(run: Run) -> None:
+    raw = made(run, "observe", "the nightly build is slow", at=NOW)
+    promoted = made(run, "observe", "the nightly build cache is cold", at=NOW)
+    archived = made(run, "observe", "the nightly build ran twice", at=NOW)
+    discarded = made(run, "observe", "the nightly build is haunted", at=NOW)
+    target = at_now(run, "inbox", "promote", promoted, "--to", "pattern", "--solution", "warm")
+    at_now(run, "archive", archived)
+    at_now(run, "inbox", "discard", discarded, "--reason", "a joke")
+    noticed = at_now(run, "resume")["reconstructed"]["recent_observations"]
+    assert [o["id"] for o in noticed] == [raw]
+    text = run("resume", env={"LORE_NOW": NOW}).stdout
+    assert f"- noticed: the nightly build is slow ({raw})" in text
+    assert promoted not in text and archived not in text and discarded not in text
+    hubs = run("graph", "hubs", "--limit", "0", env={"LORE_NOW": NOW}).stdout.splitlines()
+    lines = {line.split()[2]: line for line in hubs}
+    assert lines[promoted].endswith("the nightly build cache is cold  [promoted]")
+    assert lines[archived].endswith("the nightly build ran twice  [archived]")
+    assert lines[raw].endswith("the nightly build is slow")
+    assert lines[target["promoted_to"]].endswith("the nightly build cache is cold")
+    assert discarded not in lines  # no longer knowledge: no node
