@@ -50,6 +50,12 @@ def proposal_lines(p: dict[str, Any]) -> list[str]:
     "keep after a colon.",
 )
 @click.option("--apply-all", is_flag=True, help="Apply every proposal of --kind.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Change nothing (the default without --apply); with --apply, list what each "
+    "proposal would change.",
+)
 @json_option
 @pass_app
 def consolidate_cmd(
@@ -59,6 +65,7 @@ def consolidate_cmd(
     archive_after: str | None,
     apply_ids: tuple[str, ...],
     apply_all: bool,
+    dry_run: bool,
     as_json: bool,
 ) -> None:
     """Propose merges, settlements, archives and reviews that tend the memory.
@@ -74,18 +81,19 @@ def consolidate_cmd(
     Three with no pattern (promote them to a PITFALL).
 
     --apply ID (or ID:CHOICE for a settlement) and --apply-all --kind K write
-    appended revisions and new records, and print what changed.
+    appended revisions and new records, and print what changed; with --dry-run
+    they print what would change and write nothing.
 
     \b
     Examples:
       lore consolidate
       lore consolidate --kind duplicate --json
       lore consolidate --apply dup-3f9a0c1b2d --apply ctr-0a1b2c3d4e:dec-3f9a0c1b2d4e
-      lore consolidate --apply-all --kind archive
+      lore consolidate --apply-all --kind archive --dry-run
     --json: {"total", "counts", "proposals": [{"id", "kind", "action", "summary",
     "records": [{"id", "type", "title", "timestamp", "status"}], "choices",
-    "default", "detail"}]}; with --apply: {"ok", "applied": [{"id", "kind",
-    "action", "created", "changes": [{"id", "change"}]}]}.
+    "default", "detail"}]}; with --apply: {"ok", "dry_run", "applied": [{"id",
+    "kind", "action", "created", "changes": [{"id", "change"}]}]}.
     """
     from lore.cli._options import split_values
     from lore.usecases import dynamics
@@ -99,16 +107,20 @@ def consolidate_cmd(
             kinds=kinds_list,
             since=since,
             archive_after=archive_after,
+            dry_run=dry_run,
         )
         if as_json:
             emit_json(doc)
             return
+        would = "would " if dry_run else ""
         for item in doc["applied"]:
-            echo(f"{item['id']}: {item['action']}")
+            echo(f"{item['id']}: {would}{item['action']}")
             for change in item["changes"]:
-                echo(f"  {change['id']}  {change['change']}")
+                echo(f"  {change['id']}  {'would: ' if dry_run else ''}{change['change']}")
         if not doc["applied"]:
             note("nothing to apply")
+        elif dry_run:
+            note("dry run: nothing was written")
         return
     doc = dynamics.consolidate(
         app.store, kinds=kinds_list, since=since, archive_after=archive_after
@@ -124,6 +136,7 @@ def consolidate_cmd(
             echo(line)
     counts = ", ".join(f"{n} {k}" for k, n in doc["counts"].items() if n)
     note(
-        f"{doc['total']} proposals ({counts}); apply with lore consolidate --apply ID "
+        f"{doc['total']} proposal{'s' if doc['total'] != 1 else ''} ({counts}); apply with "
+        "lore consolidate --apply ID "
         "(ID:CHOICE to settle)"
     )

@@ -45,6 +45,42 @@ def apply(store: Store, proposal: Proposal, choice: str | None = None) -> dict[s
     }
 
 
+def preview(store: Store, proposal: Proposal, choice: str | None = None) -> dict[str, Any]:
+    """What ``apply`` would change, in its shape, writing nothing (``--apply --dry-run``):
+    ``created`` is null and a merged record is named ``(the merged record)``."""
+    chosen = proposal.default if choice is None else choice
+    merged = "(the merged record)"
+    changes: list[dict[str, Any]] = []
+    if proposal.action == "merge":
+        ids = [r.id for r in proposal.records]
+        changes.append({"id": merged, "change": f"created, merging {', '.join(ids)}"})
+        changes.extend({"id": i, "change": f"superseded by {merged}"} for i in ids)
+    elif proposal.action == "settle" and proposal.kind == "contradiction":
+        loser = next(str(c) for c in proposal.choices if str(c) != str(chosen))
+        changes.append({"id": loser, "change": f"superseded by {chosen}"})
+        changes.append({"id": str(chosen), "change": f"kept; supersedes {loser}"})
+    elif proposal.action == "settle":
+        name = proposal.detail["field"]
+        value = next((c for c in proposal.choices if str(c) == str(chosen)), chosen)
+        changes.append({"id": proposal.records[0].id, "change": f"{name} settled on {value!r}"})
+    elif proposal.action == "archive":
+        current = [store.get(r.id) for r in proposal.records]
+        changes.extend({"id": r.id, "change": "archived"} for r in current if not r.archived)
+    else:  # promote: lore promote-failure's own work
+        error_type = proposal.detail.get("error_type")
+        changes.append(
+            {"id": f"PITFALL: {error_type}", "change": f"created or updated from "
+             f"{len(proposal.records)} failures (lore promote-failure {error_type})"}
+        )  # fmt: skip
+    return {
+        "id": proposal.id,
+        "kind": proposal.kind,
+        "action": proposal.action,
+        "created": None,
+        "changes": changes,
+    }
+
+
 # --- merge -------------------------------------------------------------------------------
 
 

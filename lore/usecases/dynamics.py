@@ -120,11 +120,13 @@ def apply_proposals(
     kinds: list[str] | tuple[str, ...] = (),
     since: str | None = None,
     archive_after: str | None = None,
+    dry_run: bool = False,
 ) -> dict[str, Any]:
     """``lore consolidate --apply ID[:CHOICE]...`` or ``--apply-all --kind K``: the proposals
-    worked out afresh, the ones asked for applied in turn; every id is checked first."""
+    worked out afresh, the ones asked for applied in turn; every id is checked first.
+    ``dry_run``: what each would change, nothing written."""
     from lore.dynamics import proposals as p
-    from lore.dynamics.apply import apply
+    from lore.dynamics.apply import apply, preview
     from lore.errors import NotFoundError, UsageError
 
     if apply_all and wanted:
@@ -155,6 +157,12 @@ def apply_proposals(
             raise InvalidInputError(
                 f"{proposal.id}: choose one of {options} (got {choice!r})", id=proposal.id
             )
+    if dry_run:
+        return {
+            "ok": True,
+            "dry_run": True,
+            "applied": [preview(store, proposal, choice) for proposal, choice in todo],
+        }
     applied = []
     for proposal, choice in todo:
         if proposal.action == "promote":
@@ -179,4 +187,4 @@ def apply_proposals(
             )
             continue
         applied.append(apply(store, proposal, choice))
-    return {"ok": True, "applied": applied}
+    return {"ok": True, "dry_run": False, "applied": applied}

@@ -49,7 +49,35 @@ def test_near_duplicates_are_proposed_and_merged_keeping_links(run: Run, data_di
     assert now(run, "consolidate")["proposals"][0]["id"] == dup["id"]  # stable
     text = run("consolidate", env={"LORE_NOW": NOW})
     assert text.stdout.startswith(f"{dup['id']}  duplicate: merge 2 decisions into one: ")
+    assert "lore: 1 proposal (1 duplicate); apply with" in text.stderr
+    assert now(run, "consolidate", "--dry-run") == doc  # the default shape, said aloud
+    dry = now(run, "consolidate", "--apply", dup["id"], "--dry-run")
+    assert dry == {
+        "ok": True,
+        "dry_run": True,
+        "applied": [
+            {
+                "id": dup["id"],
+                "kind": "duplicate",
+                "action": "merge",
+                "created": None,
+                "changes": [
+                    {"id": "(the merged record)", "change": f"created, merging {a}, {b}"},
+                    {"id": a, "change": "superseded by (the merged record)"},
+                    {"id": b, "change": "superseded by (the merged record)"},
+                ],
+            }
+        ],
+    }
+    shown = run("consolidate", "--apply", dup["id"], "--dry-run", env={"LORE_NOW": NOW})
+    assert shown.stdout.splitlines()[:2] == [
+        f"{dup['id']}: would merge",
+        f"  (the merged record)  would: created, merging {a}, {b}",
+    ]
+    assert "lore: dry run: nothing was written" in shown.stderr
+    assert snapshot(data_dir) == before
     done = now(run, "consolidate", "--apply", dup["id"])
+    assert done["dry_run"] is False
     [applied] = done["applied"]
     new = applied["created"]
     assert applied["changes"][:3] == [
@@ -86,6 +114,12 @@ def test_contradictions_are_settled_by_choosing_one(run: Run) -> None:
     assert [r["id"] for r in ctr["records"]] == [use, avoid]  # both shown
     bad = now(run, "consolidate", "--apply", f"{ctr['id']}:dec-000000000000", code=4)
     assert "choose one of" in bad["error"]
+    dry = now(run, "consolidate", "--apply", f"{ctr['id']}:{use}", "--dry-run")["applied"]
+    assert dry[0]["changes"] == [
+        {"id": avoid, "change": f"superseded by {use}"},
+        {"id": use, "change": f"kept; supersedes {avoid}"},
+    ]
+    assert now(run, "show", avoid)["status"] == "active"  # a dry run writes nothing
     done = now(run, "consolidate", "--apply", f"{ctr['id']}:{use}")["applied"][0]
     assert done["changes"] == [
         {"id": avoid, "change": f"superseded by {use}"},
@@ -125,6 +159,11 @@ def test_archive_and_review_proposals_and_apply_all(run: Run) -> None:
     }  # fmt: skip
     assert run("consolidate", "--apply-all").exit_code == 2  # needs --kind
     assert run("consolidate", "--kind", "nonsense").exit_code == 2
+    dry = now(run, "consolidate", "--apply-all", "--kind", "archive", "--dry-run")
+    assert sorted((c["id"], c["change"]) for a in dry["applied"] for c in a["changes"]) == sorted(
+        [(note, "archived"), (candidate, "archived")]
+    )
+    assert now(run, "show", note)["status"] == "raw"
     done = now(run, "consolidate", "--apply-all", "--kind", "archive")
     assert sorted(c["id"] for a in done["applied"] for c in a["changes"]) == sorted(
         [note, candidate]
@@ -186,6 +225,12 @@ def test_a_field_two_clones_set_differently_is_named_and_settled(run: Run, tmp_p
     assert cfl["id"].startswith("cfl-") and cfl["default"] == kept
     assert sorted(cfl["choices"]) == ["abandoned", "successful"]
     assert cfl["detail"]["field"] == "outcome"
+    dry = lore(run, "--data-dir", str(a), "consolidate", "--apply", f"{cfl['id']}:successful",
+               "--dry-run")  # fmt: skip
+    assert dry["applied"][0]["changes"] == [
+        {"id": decision, "change": "outcome settled on 'successful'"}
+    ]
+    assert lore(run, "--data-dir", str(a), "show", decision)["outcome"] == kept
     lore(run, "--data-dir", str(a), "consolidate", "--apply", f"{cfl['id']}:successful")
     assert lore(run, "--data-dir", str(a), "show", decision)["outcome"] == "successful"
     after = lore(run, "--data-dir", str(a), "validate")

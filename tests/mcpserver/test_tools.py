@@ -136,7 +136,7 @@ TOOLS = {
     "timeline": (True, [], ["period", "project", "kinds"]),
     "ingest": (False, [], ["paths", "agent", "since", "dry_run", "all"]),
     "stale": (False, [], ["reconfirm", "repo"]),
-    "consolidate": (False, [], ["apply", "kinds", "since"]),
+    "consolidate": (False, [], ["apply", "kinds", "since", "dry_run"]),
     "archive": (False, ["ids"], ["ids", "unarchive"]),
     "pin": (False, ["ids"], ["ids", "unpin"]),
 }
@@ -420,6 +420,9 @@ def test_tending_tools_return_what_the_cli_returns(server: Any, run: Any) -> Non
     assert listed == cli("consolidate", "--kind", "duplicate")
     [proposal] = listed["proposals"]
     assert {r["id"] for r in proposal["records"]} == {first, second}
+    preview = server.ok("consolidate", apply=[proposal["id"]], dry_run=True)
+    assert preview == cli("consolidate", "--apply", proposal["id"], "--dry-run")
+    assert cli("show", first)["status"] == "active"  # a dry run writes nothing
     applied = server.ok("consolidate", apply=[proposal["id"]])["applied"][0]
     merged = applied["created"]
     assert cli("show", first)["superseded_by"] == merged

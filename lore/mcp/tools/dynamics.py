@@ -64,6 +64,10 @@ def consolidate(
     since: Annotated[
         str | None, Field(description="Only proposals about records since this time (7d, ...).")
     ] = None,
+    dry_run: Annotated[
+        bool,
+        Field(description="With `apply`: say what each proposal would change, write nothing."),
+    ] = False,
 ) -> Doc:
     """Without `apply`: what would tend the memory, as proposals that change nothing
     (read-only): near-duplicates to merge, contradictory decisions and values two clones
@@ -71,13 +75,15 @@ def consolidate(
     types to review. Same as `lore consolidate --json`: {"total", "counts", "proposals":
     [{"id", "kind", "action", "summary", "records", "choices", "default", "detail"}]}.
     With `apply`: apply those proposals (appended revisions and new records, never a
-    deletion), as `lore consolidate --apply --json`: {"ok", "applied": [{"id", "kind",
-    "action", "created", "changes": [{"id", "change"}]}]}. Show the user the proposals
-    before applying them."""
+    deletion), as `lore consolidate --apply --json`: {"ok", "dry_run", "applied": [{"id", "kind",
+    "action", "created", "changes": [{"id", "change"}]}]}; `dry_run` previews that,
+    writing nothing. Show the user the proposals before applying them."""
     from lore.usecases import dynamics
 
     if apply:
-        return dynamics.apply_proposals(store(), apply, kinds=kinds or (), since=since)
+        return dynamics.apply_proposals(
+            store(), apply, kinds=kinds or (), since=since, dry_run=dry_run
+        )
     return dynamics.consolidate(store(), kinds=kinds or (), since=since)
 
 
