@@ -156,18 +156,22 @@ def file_hashes(
     return out
 
 
-def anchor(record: Any) -> None:
+def anchor(record: Any, *, cwd: Path | None = None) -> None:
     """Set ``record.extra["file_hashes"]`` for the files a new record names (kinds in
-    KINDS; a record that already carries hashes, or names no existing file, is left as is)."""
+    KINDS; a record that already carries hashes, or names no existing file, is left as is),
+    looked up from ``cwd`` (default: the working directory) and its repository's top."""
     if record.KIND.name not in KINDS or FIELD in record.extra:
         return
     paths = record_paths(record)
     if not paths:
         return
-    from lore.capture.build import _head_at, _repo
+    from lore.capture.build import _head_at, _repo, _repo_at
 
-    repo = _repo()
+    try:
+        repo = _repo() if cwd is None else _repo_at(str(cwd))
+    except OSError:
+        repo = None
     head = _head_at(str(repo.top)) if repo is not None else None
-    found = file_hashes(paths, repo=repo, head=head)
+    found = file_hashes(paths, repo=repo, head=head, cwd=cwd)
     if found:
         record.extra[FIELD] = found

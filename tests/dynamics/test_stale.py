@@ -229,3 +229,56 @@ def test_prompt_injection_marks_stale_advice_ranks_it_lower_and_counts_the_use(
         for r in lore(run, "recall", "session cache warm", "--explain")["results"]
     }
     assert used == {fresh: 1.0, stale: 1.0}  # each injection counts as a use here
+
+
+def test_ingested_records_anchor_the_files_of_the_folder_the_session_ran_in(
+    run: Run, repo: Repo, tmp_path: Path
+) -> None:
+    from tests.ingest.test_ingest_cli import CWD, FIXTURES
+
+    name = "tests/test_phase3b_e2e.py"
+    repo.write(name, "the checkout lore ingest runs in: another project\n")
+    repo.commit("same path, another file")
+    ran = Repo(tmp_path / "protocol-processor-service")
+    ran.write(name, "def test_e2e():\n    assert True\n")
+    head = ran.commit("the session's repository")
+    text = (FIXTURES / "claude-medgemma.jsonl").read_text()
+    here = tmp_path / "here.jsonl"
+    here.write_text(text.replace(CWD, str(ran.top)))
+    elsewhere = tmp_path / "elsewhere.jsonl"  # a session of another machine
+    elsewhere.write_text(text.replace("ea6cc712", "fb7dd823"))
+
+    def failure(path: Path) -> dict[str, object]:
+        doc = lore(run, "ingest", str(path))
+        [new] = [
+            i for i in doc["files"][0]["failures"]["new"] if "head" in lore(run, "show", i)["tool"]
+        ]
+        return lore(run, "show", new)  # type: ignore[no-any-return]
+
+    assert failure(here)["file_hashes"] == [
+        {"path": name, "blob": ran.blob(name), "commit": head}
+    ]  # the session's file, never the one of the folder lore ingest ran in
+    assert "file_hashes" not in failure(elsewhere)  # its folder is not on this machine
+
+
+def test_a_hook_anchors_the_files_of_the_folder_the_command_ran_in(
+    run: Run, repo: Repo, tmp_path: Path, monkeypatch: object
+) -> None:
+    """The hooks run in the payload's ``cwd`` (``lore.cli.hooks``): its files are hashed."""
+    import json
+
+    from tests.cli.test_hooks_capture import failing
+
+    monkeypatch.setenv("LORE_SESSION_ID", "")  # type: ignore[attr-defined]
+    ran = Repo(tmp_path / "service")
+    ran.write("tests/test_client.py", "def test_retry():\n    assert 2 == 3\n")
+    head = ran.commit("the agent's repository")
+    repo.write("tests/test_client.py", "the folder the hook process started in\n")
+    repo.commit("same path, another file")
+    payload = {**failing("pytest -q tests/test_client.py"), "cwd": str(ran.top)}
+    result = run("hooks", "run", "post-tool-use-failure", input=json.dumps(payload))
+    assert (result.exit_code, result.stderr) == (0, "")
+    [failure] = lore(run, "list", "failure")
+    assert lore(run, "show", failure["id"])["file_hashes"] == [
+        {"path": "tests/test_client.py", "blob": ran.blob("tests/test_client.py"), "commit": head}
+    ]
