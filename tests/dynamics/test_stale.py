@@ -282,3 +282,30 @@ def test_a_hook_anchors_the_files_of_the_folder_the_command_ran_in(
     assert lore(run, "show", failure["id"])["file_hashes"] == [
         {"path": "tests/test_client.py", "blob": ran.blob("tests/test_client.py"), "commit": head}
     ]
+
+
+def test_doctor_warns_about_stale_advice_in_the_repository(
+    run: Run, repo: Repo, tmp_path: Path
+) -> None:
+    db, old, gone = _capture_three(run)
+    assert [f for f in lore(run, "doctor")["findings"] if f["code"] == "stale-advice"] == []
+    _change_move_vanish(repo)
+    doc = lore(run, "doctor")
+    [finding] = [f for f in doc["findings"] if f["code"] == "stale-advice"]
+    assert finding == {
+        "severity": "warning",
+        "code": "stale-advice",
+        "path": str(repo.top),
+        "message": f"3 of 3 records that name files here are stale: their files changed, "
+        f"moved or vanished since they were captured ({gone}, {old}, {db}); lore stale lists "
+        "them, lore review --stale walks them (reconfirm, supersede, retract)",
+        "fixable": False,
+    }
+    assert doc["ok"] is True  # a warning: doctor still exits 0
+    text = run("doctor")
+    assert text.exit_code == 0
+    assert f"{repo.top}: warning: 3 of 3 records" in text.stdout
+    os.chdir(tmp_path.parent)  # outside any repository: nothing to say
+    assert [f for f in lore(run, "doctor")["findings"] if f["code"] == "stale-advice"] == []
+    validated = lore(run, "validate")  # the data are fine: staleness is the checkout's
+    assert [i for i in validated["issues"] if "stale" in i["code"]] == []
