@@ -24,6 +24,7 @@ class History:
         from lore.git import objects
 
         self.commits: list[tuple[str, int, str]] = []
+        self.described: dict[int, dict[str, Any]] = {}
         self.pos: dict[str, int] = {}
         self.paths: dict[str, list[tuple[int, str]]] = {}  # path -> [(position, status)]
         missing = set(anchors)
@@ -53,11 +54,15 @@ class History:
         return None
 
     def describe(self, at: int) -> dict[str, Any]:
-        from datetime import datetime, timezone
+        """{"sha", "date", "subject"} of the commit at ``at`` (made once: files share them)."""
+        found = self.described.get(at)
+        if found is None:
+            import time
 
-        sha, when, subject = self.commits[at]
-        date = datetime.fromtimestamp(when, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-        return {"sha": sha, "date": date, "subject": subject}
+            sha, when, subject = self.commits[at]
+            date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(when))
+            found = self.described[at] = {"sha": sha, "date": date, "subject": subject}
+        return found
 
 
 class Memo:

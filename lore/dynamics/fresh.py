@@ -39,7 +39,7 @@ class Blobs:
             self._table = data if isinstance(data, dict) else {}
         return self._table
 
-    def blob(self, path: Path, *, sha256: bool = False) -> str | None:
+    def blob(self, path: Path | str, *, sha256: bool = False) -> str | None:
         """The blob id of the file at ``path`` now; None when there is no such file."""
         from lore.capture.anchors import MAX_BYTES
 
@@ -55,7 +55,8 @@ class Blobs:
         if isinstance(cached, list) and len(cached) == 5 and cached[:4] == stamp:
             return str(cached[4])
         try:
-            blob = blob_id(path.read_bytes(), sha256=sha256)
+            with open(path, "rb") as handle:
+                blob = blob_id(handle.read(), sha256=sha256)
         except OSError:
             return None
         if len(self.table) >= MAX_ENTRIES:

@@ -12,6 +12,7 @@ Answers are kept per HEAD in the machine-local folder (``lore.dynamics.cache``).
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,16 +158,17 @@ def check(
         sha256 = uses_sha256(repo.git_dir)
     pending: list[tuple[int, FileState]] = []
     found: dict[int, list[FileState]] = {}
+    base = f"{top}{os.sep}" if top is not None else ""
     for d, anchors in docs:
         mine = False
         for path, recorded, commit in anchors:
-            absolute = Path(path).is_absolute()
+            absolute = os.path.isabs(path)
             if not absolute and (top is None or (commit is not None and commit not in known)):
                 continue  # another repository's file
             mine = True
-            where = Path(path) if absolute else top / path
             current = blobs.blob(
-                where, sha256=sha256 if not absolute else len(recorded or "") == 64
+                path if absolute else base + path,  # strings: 5,000 Paths cost
+                sha256=sha256 if not absolute else len(recorded or "") == 64,
             )
             if current == recorded:
                 continue

@@ -104,8 +104,6 @@ def blobs(top: Path, ids: Iterable[str]) -> dict[str, bytes]:
 class Change(NamedTuple):
     status: str  # A, M, D, T (no renames: a rename is a D and an A)
     path: str
-    old: str  # blob id before (zeros when added)
-    new: str  # blob id after (zeros when deleted)
 
 
 class Commit(NamedTuple):
@@ -120,8 +118,8 @@ def history(top: Path, head: str) -> Iterator[Commit]:
     parents) with the files each changed, read as git writes them: stop iterating to stop
     git."""
     proc = subprocess.Popen(
-        ["git", "-C", str(top), "log", "--topo-order", "--no-renames", "--raw", "-z",
-         "--no-abbrev", "--format=%x01%H%x09%ct%x09%s", head],
+        ["git", "-C", str(top), "log", "--topo-order", "--no-renames", "--name-status",
+         "-z", "--format=%x01%H%x09%ct%x09%s", head],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         env=_env(),
@@ -146,7 +144,7 @@ def _chunks(stream: object) -> Iterator[bytes]:
 
 
 def _parse(chunks: Iterator[bytes]) -> Iterator[Commit]:
-    """``git log --raw -z --format=%x01...`` as commits: each record starts with \\x01."""
+    """``git log --name-status -z --format=%x01...`` as commits: each record starts with \\x01."""
     buffer = b""
     for block in chunks:
         buffer += block
@@ -160,24 +158,16 @@ def _parse(chunks: Iterator[bytes]) -> Iterator[Commit]:
 
 
 def _commit(raw: bytes) -> Commit:
+    """One commit: ``<sha>\\t<time>\\t<subject>\\n`` then ``<status>\\0<path>\\0`` per file."""
     head, _, body = raw.partition(b"\n")
     sha, _, rest = head.rstrip(b"\0").partition(b"\t")
     when, _, subject = rest.partition(b"\t")
-    fields = body.split(b"\0")
-    changes: list[Change] = []
-    i = 0
-    while i + 1 < len(fields):
-        meta = fields[i].strip()
-        if not meta.startswith(b":"):
-            i += 1
-            continue
-        parts = meta[1:].split()
-        path = fields[i + 1].decode("utf-8", "surrogateescape")
-        i += 2
-        if len(parts) >= 5:
-            changes.append(
-                Change(parts[4][:1].decode(), path, parts[2].decode(), parts[3].decode())
-            )
+    fields = body.lstrip(b"\n").split(b"\0")
+    changes = [
+        Change(chr(fields[i][0]), fields[i + 1].decode("utf-8", "surrogateescape"))
+        for i in range(0, len(fields) - 1, 2)
+        if fields[i]
+    ]
     return Commit(sha.decode(), int(when or 0), subject.decode("utf-8", "replace"), changes)
 
 
