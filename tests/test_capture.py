@@ -583,3 +583,30 @@ def test_capture_empty_text_is_a_usage_error(store: Store) -> None:
     for text in ("", "   \n\t"):
         with pytest.raises(UsageError, match="nothing to capture: the text is empty"):
             capture(store, text)
+
+
+def test_exists_reads_a_log_or_the_warm_index_alike(store: Store) -> None:
+    """A stable id asked about once (a hook) is looked up in the log's lines; a process
+    that has the index warm (an ingestion) asks it instead: the answers are the same."""
+    from lore.capture import checks
+    from lore.index.persist import rebuild
+
+    fields = {"error_type": "Timeout", "tool": "see fail-000000000003"}  # names another id
+    kept = capture(store, "deploy timed out", kind="failure", record_id="fail-000000000001",
+                   fields={"error_type": "Timeout"})  # fmt: skip
+    gone = capture(store, "disk full", kind="failure", record_id="fail-000000000002", fields=fields)
+    store.revise(gone.record.id, {"retracted_at": NOW, "retracted_reason": "test"})
+    asked = {
+        (kept.record.id, "failure"): True,
+        (gone.record.id, "failure"): True,  # retracted, still there
+        ("fail-000000000003", "failure"): False,  # only named by another record
+        ("obs-000000000001", "observation"): False,  # a log that does not exist yet
+    }
+    checks._WARM.clear()
+    by_log = {key: checks.exists(store, key[1], key[0]) for key in asked}
+    assert checks._WARM == []  # no index was loaded for it
+    rebuild(store)
+    assert checks.warm_index(store, "failure") is not None
+    by_index = {key: checks.exists(store, key[1], key[0]) for key in asked}
+    checks._WARM.clear()
+    assert by_log == by_index == asked

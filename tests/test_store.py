@@ -633,3 +633,54 @@ def test_update_of_a_deleted_document_is_not_found(store: Store) -> None:
     store._cache.clear()
     with pytest.raises(NotFoundError):
         store.update("pat-000000000001", lambda s: {"validations": 1})
+
+
+# --- one record without its kind: peek, and a revision ------------------------------------
+
+
+@pytest.mark.parametrize("kind", sorted(kinds()))
+def test_peek_finds_what_find_finds_without_loading_the_kind(store: Store, kind: str) -> None:
+    records = [sample(kind, n) for n in (1, 2, 3)]
+    store.add(records)
+    if isinstance(kind_class(kind).KIND.storage, Log):
+        store.revise(records[1].id, {"tags": ["t", "revised"]}, reason="test")
+    fresh = Store(store.path)
+    for record in records:
+        found = fresh.peek(record.id)
+        assert found is not None
+        assert found.to_dict() == Store(store.path).get(record.id).to_dict()
+    missing = f"{kind_class(kind).KIND.prefix or 'project'}-{99:012x}"
+    assert fresh.peek(missing) is None
+    if isinstance(kind_class(kind).KIND.storage, (Log, Dir)):
+        assert kind not in fresh._cache  # nothing of its kind loaded for it
+
+
+def test_peek_of_a_project_named_like_a_record_and_of_unsafe_ids(store: Store) -> None:
+    project = sample("project", 1, name="fail-tools", id="fail-tools")
+    store.add([project])
+    failure = sample("failure", 1)
+    store.add([failure])
+    assert store.peek("fail-tools").to_dict() == project.to_dict()  # type: ignore[union-attr]
+    assert store.peek(failure.id).to_dict() == failure.to_dict()  # type: ignore[union-attr]
+    for unsafe in ("pat-../../x", "goal-a/b", "session-\x00"):
+        assert store.peek(unsafe) is None
+        assert store.find(unsafe) is None
+
+
+def test_a_revision_of_a_logged_record_reads_only_its_lines(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a big log, revising one record must not build every record of it."""
+    monkeypatch.setenv("LORE_NOW", NOW)
+    store.add([sample("failure", n) for n in range(1, 29)])
+    cold = Store(store.path)
+    target = sample("failure", 7)
+    updated = cold.revise(target.id, {"occurrences": 3}, reason="counted")
+    assert "failure" not in cold._cache
+    expected = {**target.to_dict(), "occurrences": 3}
+    assert updated.to_dict() == expected
+    assert Store(store.path).get(target.id).to_dict() == expected
+    loaded = Store(store.path)
+    assert len(loaded.records("failure")) == 28  # a warm store revises from what it holds
+    assert loaded.revise(target.id, {"occurrences": 4}).to_dict()["occurrences"] == 4
+    assert loaded.get(target.id).extra["occurrences"] == 4

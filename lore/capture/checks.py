@@ -156,9 +156,19 @@ _WARM: list[Any] = []  # [store, index file stamp, index, {kind: its log stamp, 
 
 
 def exists(store: Store, kind: str, record_id: str) -> bool:
-    """Whether a record of ``kind`` with ``record_id`` exists, retracted ones included: the
-    warm index answers without folding the kind's whole log (a stable id given to capture,
-    a hook's failure), else the store is read."""
+    """Whether a record of ``kind`` with ``record_id`` exists, retracted ones included,
+    without folding the kind's whole log (a stable id given to capture, a hook's failure):
+    the index when this process has it warm already (an ingestion writing many records),
+    else a log's lines holding the id (loading the index would cost a one-off question,
+    such as a hook's, more than the search), else the store."""
+    from lore.model import Log, kind_class
+
+    if isinstance(kind_class(kind).KIND.storage, Log) and not (_WARM and _WARM[0] is store):
+        from lore.storage.jsonl import lines_with_id
+        from lore.store.fold import REVISE
+
+        found = lines_with_id(store.location(kind), record_id)
+        return any(obj.get("_op") != REVISE for _, obj in found)
     index = warm_index(store, kind)
     if index is not None:
         return bool(index.find_ids({record_id}))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +18,6 @@ from lore.cli._options import help_when_alone
 from lore.cli._output import echo, emit_json, json_option, note
 
 pass_app = click.make_pass_decorator(App)
-
-HOOK_BUDGET = 1500  # tokens of resume context a session starts with (LORE_HOOK_BUDGET)
 
 
 def _agent(claude: bool, codex: bool, gemini: bool) -> str:
@@ -139,10 +136,6 @@ def hooks_uninstall_cmd(
         echo(f"no lore hooks in {result['settings']}")
 
 
-class _OutOfTime(BaseException):
-    pass
-
-
 @hooks_cmd.command(name="run")
 @click.argument("event", required=False, metavar="EVENT")
 @click.pass_context
@@ -155,205 +148,22 @@ def hooks_run_cmd(ctx: click.Context, event: str | None) -> None:
     payload's hook_event_name says. Hooks fail open: an unknown EVENT, like any
     failure, does nothing and exits 0; LORE_DEBUG=1 says why on stderr.
     """
-    import signal
+    # The installed hooks reach lore.sessions.hook_run through the console script's fast
+    # path (lore.launch), without click; this is the same call for every other caller.
+    from lore.index.persist import save_kept
+    from lore.sessions.hook_events import hook_seconds
+    from lore.sessions.hook_run import answer, read_stdin
 
-    from lore.sessions.hook_events import NAMES, hook_seconds, normalize
-
-    def out_of_time(_signum: int, _frame: Any) -> None:
-        raise _OutOfTime
-
-    previous: Any = None
-    try:
-        previous = signal.signal(signal.SIGALRM, out_of_time)
-        signal.setitimer(signal.ITIMER_REAL, hook_seconds())
-    except (ValueError, OSError):  # not the main thread (in-process tests)
-        pass
-    name = event or "?"
-    try:
-        payload, problem = _read_payload()
-        known = normalize(event if event else payload.get("hook_event_name"))
-        if known is None:
-            _debug(name, f"unknown event (expected one of {', '.join(NAMES)})")
-        else:
-            name = known.name
-            output = _run(ctx.obj, known.name, payload, problem)
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            if output is not None:
-                emit_json(output)
-    except BaseException as exc:
-        with contextlib.suppress(ValueError, OSError):
-            signal.setitimer(signal.ITIMER_REAL, 0)
-        _debug(name, f"{type(exc).__name__}: {exc}")
-        if isinstance(exc, _OutOfTime):
-            _warm_up_in_background(ctx.obj)
-    finally:
-        with contextlib.suppress(ValueError, OSError):
-            signal.setitimer(signal.ITIMER_REAL, 0)
-        if previous is not None:  # run in-process (tests, embedding): leave no handler behind
-            with contextlib.suppress(ValueError, OSError, TypeError):
-                signal.signal(signal.SIGALRM, previous)
-    ctx.exit(0)
-
-
-WARMING_SECONDS = 300  # a warm-up started this recently is still running (or done)
-
-
-def _warm_up_in_background(app: App) -> None:
-    """Build the search index in a detached process after a hook ran out of time.
-
-    On a big store the first index build takes seconds; killed at the hook's deadline,
-    it would never be saved and every later hook would time out the same way. The
-    detached `lore index rebuild` outlives the hook, so the next one finds it warm. Only
-    when there is no index file yet (a hook that ran out of time beside a saved index was
-    slowed by the machine, and a rebuild would only load it more), and at most one every
-    WARMING_SECONDS (a marker in the index's folder), however many hooks time out.
-    """
-    import subprocess
-    import time
-
-    from lore.index.persist import index_path
-
-    with contextlib.suppress(Exception):
-        index = index_path(app.root)
-        if index.exists():
-            return
-        marker = index.with_name(".warming")
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            if time.time() - marker.stat().st_mtime < WARMING_SECONDS:
-                return
-        except FileNotFoundError:
-            pass
-        marker.touch()
-        root = str(app.root.path)
-        subprocess.Popen(
-            [sys.executable, "-m", "lore", "--data-dir", root, "index", "rebuild"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,  # not killed with the hook's process group
-            close_fds=True,
-        )
-
-
-def _read_payload() -> tuple[dict[str, Any], str | None]:
-    """The hook's JSON object from stdin, and what is wrong with it (None: nothing)."""
-    import select
-
-    import orjson
-
-    try:
-        try:
-            ready = bool(select.select([sys.stdin.fileno()], [], [], 0.2)[0])
-        except (OSError, ValueError):
-            ready = True  # not a real file (an in-process caller's buffer): read it as is
-        raw = sys.stdin.buffer.read() if ready else b""
-    except (OSError, ValueError, AttributeError):
-        raw = b""
-    if not raw.strip():
-        return {}, "no payload on stdin"
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return {}, "the payload on stdin is not JSON"
-    if not isinstance(data, dict):
-        return {}, "the payload on stdin is not a JSON object"
-    if not data:
-        return {}, "the payload on stdin is an empty object"
-    return data, None
-
-
-def _debug(event: str, message: str) -> None:
+    app: App = ctx.obj
+    output, name, notes = answer(app, event, read_stdin(), seconds=hook_seconds(), keep_index=True)
+    with contextlib.suppress(BaseException):
+        if output is not None:
+            emit_json(output)
+        save_kept(app.store)  # after the answer (the console script does it detached)
     if os.environ.get("LORE_DEBUG"):
-        click.echo(f"lore hook {event}: {message}", err=True)
-
-
-def _session_id(payload: dict[str, Any]) -> str | None:
-    """The agent's session as lore's (``lore.ingest.ids``: the session record ``lore
-    ingest`` writes for the same transcript is this one)."""
-    from lore.ingest.ids import session_record_id
-
-    raw = str(payload.get("session_id") or "")
-    return (
-        session_record_id(raw) if sum(c in "0123456789abcdef" for c in raw.lower()) >= 8 else None
-    )
-
-
-def _context(event: str, payload: dict[str, Any], text: str) -> dict[str, Any]:
-    """The hook's answer: ``additionalContext`` under the event's name as the agent spelt
-    it in the payload (Gemini CLI's ``BeforeAgent``), else as Claude Code spells it."""
-    from lore.sessions.hook_events import BY_NAME, normalize
-
-    said = payload.get("hook_event_name")
-    name = said if normalize(said) is BY_NAME[event] else BY_NAME[event].claude
-    return {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
-
-
-def _run(
-    app: App, event: str, payload: dict[str, Any], problem: str | None
-) -> dict[str, Any] | None:
-    cwd = payload.get("cwd")
-    if isinstance(cwd, str) and os.path.isdir(cwd):
-        os.chdir(cwd)
-    from lore.capture.build import detect_project
-
-    if event == "session-start":  # needs nothing from the payload: a bad one still resumes
-        from lore.sessions.resume import resume
-        from lore.sessions.resume_text import render
-
-        project = detect_project(None)
-        try:
-            budget = int(os.environ.get("LORE_HOOK_BUDGET", HOOK_BUDGET))
-        except ValueError:
-            budget = HOOK_BUDGET
-        text, _ = render(resume(app.store, project=project), budget=budget)
-        _note_session(app, payload)
-        return _context(event, payload, text)
-    if problem is not None:  # fail open: write nothing, exit 0
-        _debug(event, f"nothing written: {problem}")
-        return None
-    session_id = _session_id(payload)
-    if session_id and not os.environ.get("LORE_SESSION_ID"):
-        os.environ["LORE_SESSION_ID"] = session_id
-    _note_session(app, payload)
-    if event == "user-prompt-submit":
-        from lore.sessions.inject import prompt_context
-
-        found, said = prompt_context(
-            app.store, payload, project=detect_project(None), lore_session=session_id
-        )
-        _debug(event, said)
-        return _context(event, payload, found) if found else None
-    if event in ("post-tool-use", "post-tool-use-failure"):
-        from lore.sessions.hook_capture import record_failure
-
-        told, said = record_failure(
-            app.store, payload, project=detect_project(None), lore_session=session_id
-        )
-        _debug(event, said)
-        return _context(event, payload, told) if told else None
-    from lore.sessions.hook_ingest import ingest_transcript
-
-    if event != "stop":  # the handoff first: ingestion then adds to the session's record
-        from lore.sessions.hooks import auto_handoff
-
-        name = "PreCompact" if event == "pre-compact" else "SessionEnd"
-        session, said = auto_handoff(app.store, name, payload, project=detect_project(None))
-        _debug(event, said if session is not None else f"nothing written: {said}")
-    ingested, said = ingest_transcript(app.store, payload)
-    if ingested or event == "stop":  # else the handoff above said why nothing was read
-        _debug(event, said)
-    return None
-
-
-def _note_session(app: App, payload: dict[str, Any]) -> None:
-    """Remember the agent session the hooks saw last (``lore hooks pause`` acts on it)."""
-    from lore.sessions.hook_state import note_last
-
-    session, cwd = payload.get("session_id"), payload.get("cwd")
-    if isinstance(session, str) and session.strip():
-        with contextlib.suppress(OSError):
-            note_last(app.root.local, session, cwd if isinstance(cwd, str) else None)
+        for said in notes:
+            click.echo(f"lore hook {name}: {said}", err=True)
+    ctx.exit(0)
 
 
 # --- pause --------------------------------------------------------------------------------

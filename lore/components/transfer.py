@@ -101,7 +101,7 @@ def current_session_id(store: Any, project: str | None) -> str | None:
         return None
     if not SESSION_ID_RE.match(value):
         return None
-    session = store.find(value)
+    session = store.peek(value)
     return value if session is not None and session.status == "open" else None
 
 
@@ -135,7 +135,7 @@ def start(
     """
     env = env_session_id()
     if session_id is None and env:
-        if store.find(env) is not None:
+        if store.peek(env) is not None:
             raise UsageError(
                 f"LORE_SESSION_ID={env} already names a session; "
                 "set a new LORE_SESSION_ID (or unset it) to start another"

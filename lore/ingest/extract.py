@@ -11,13 +11,15 @@ from typing import Any, NamedTuple
 from lore.ingest import rules, shell
 from lore.ingest.clean import masked, plain, safe, strip_private
 from lore.ingest.events import DENIED, ERROR, INTERRUPTED, SHELL, TIMEOUT, Event
+from lore.secrets.policy import lazy
 
 FAILED = frozenset({ERROR, TIMEOUT, INTERRUPTED, DENIED})
 HEADER = re.compile(r"^(?:Error: )?Exit code -?\d+\s*\n?|</?tool_use_error>")
-SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(`*_])")
-FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
-BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
-WORD = re.compile(r"[a-z']+")
+# Only for sentences (ingestion), never for a hook's failed command: compiled on first use.
+SENTENCE = lazy(r"(?<=[.!?])\s+(?=[A-Z\"'(`*_])")
+FENCE = lazy(r"```.*?(?:```|\Z)", re.DOTALL)
+BULLET = lazy(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+WORD = lazy(r"[a-z']+")
 
 
 class Failed(NamedTuple):
@@ -219,8 +221,7 @@ def hook_failure(payload: dict[str, Any]) -> Failed | None:
     """The failure a PostToolUse or PostToolUseFailure payload (Claude Code), a PostToolUse
     payload (Codex) or an AfterTool payload (Gemini CLI) reports, by the same rules as a
     transcript's (None when it is not one)."""
-    from lore.ingest import claude, codex, gemini
+    from lore.ingest.transcript import reader_module
 
-    reader = {"claude": claude, "codex": codex, "gemini": gemini}[hook_agent(payload)]
-    event = reader.hook_event(payload)
+    event = reader_module(hook_agent(payload)).hook_event(payload)  # that agent's reader only
     return failure_of(event) if event is not None else None

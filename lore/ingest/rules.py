@@ -9,16 +9,20 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+# Each pattern is compiled on its first use (``lazy``): a hook classifying one failed
+# command needs a few of them, and compiling them all costs every hook process.
+from lore.secrets.policy import lazy
+
 # --- commands ----------------------------------------------------------------------------
 
 # Prefixes that run another program; a segment's program is read after them.
-WRAPPERS = re.compile(
+WRAPPERS = lazy(
     r"^(?:(?:sudo|time|nice|nohup|exec|command|builtin|env|xargs(?: -\S+)*|timeout \S+"
     r"|uv run(?: --\S+)*|poetry run|pipenv run|pdm run|hatch run|rye run|conda run(?: -n \S+)?"
     r"|npx(?: -y)?|bunx|pnpm (?:exec|dlx)|yarn dlx|bundle exec|dotenv(?: --)?"
     r"|doppler run(?: -\S+(?: \S+)?)* --|python3? -m|op run --)\s+)+"
 )
-ASSIGNMENT = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|\"[^\"]*\"|\S*)\s+)+")
+ASSIGNMENT = lazy(r"^(?:[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|\"[^\"]*\"|\S*)\s+)+")
 # Programs that set things up rather than do the work (never a segment's verdict).
 SETUP = frozenset(
     {"cd", "pushd", "popd", "export", "set", "unset", "source", ".", "echo", "printf", "pwd",
@@ -26,26 +30,26 @@ SETUP = frozenset(
 )  # fmt: skip
 # Search and listing commands: a failure with no output, or only "not there" lines, is a
 # no-match (grep found nothing, ls of a glob that matched nothing), not an error.
-NO_MATCH = re.compile(
+NO_MATCH = lazy(
     r"^(?:grep|egrep|fgrep|rg|ag|ack|find|fd|ls|tree|test|\[|\[\[|which|type|whereis|stat"
     r"|diff|cmp|pgrep|compgen|git (?:grep|ls-files|diff --exit-code|rev-parse --verify)"
     r"|command -v)\b"
 )
 NO_MATCH_EXITS = frozenset({1, 2})
-NOT_THERE = re.compile(
+NOT_THERE = lazy(
     r"No such file or directory|cannot access|not found|No matches found|does not exist"
     r"|Not a directory|did not match any file",
     re.IGNORECASE,
 )
 
 # Command families (tried on each segment's program, after WRAPPERS).
-TEST_COMMANDS = re.compile(
+TEST_COMMANDS = lazy(
     r"^(?:pytest|py\.test|tox|nox|unittest|(?:npm|pnpm|yarn|bun)(?: run)? test\b|vitest|jest"
     r"|mocha|ava|karma|go test|cargo (?:test|nextest)|mix test|rspec|rake (?:test|spec)"
     r"|phpunit|pest|dotnet test|mvn (?:\S+ )*test|\S*gradlew? (?:\S+ )*test|ctest|swift test"
     r"|deno test|playwright test|cypress run|bats|make (?:test|check)\b|nix flake check)"
 )
-LINT_COMMANDS = re.compile(
+LINT_COMMANDS = lazy(
     r"^(?:ruff|flake8|pylint|mypy|pyright|pyre|black --check|isort --check|pydocstyle|bandit"
     r"|eslint|tslint|prettier (?:--check|-c)|biome|tsc --noEmit|vue-tsc|svelte-check"
     r"|golangci-lint|staticcheck|go vet|cargo (?:clippy|fmt --check)|rustfmt --check|rubocop"
@@ -54,7 +58,7 @@ LINT_COMMANDS = re.compile(
     r" (?:lint|typecheck|type-check|check-types|format:check)\b"
     r"|make (?:lint|typecheck|check-format)\b)"
 )
-BUILD_COMMANDS = re.compile(
+BUILD_COMMANDS = lazy(
     r"^(?:make\b|cmake|ninja|cargo (?:build|check)|go build|(?:npm|pnpm|yarn|bun)(?: run)? build"
     r"|tsc\b|webpack|vite build|esbuild|rollup|parcel build|turbo (?:run )?build|nx build"
     r"|\S*gradlew? (?:\S+ )*(?:build|assemble)|mvn (?:\S+ )*(?:compile|package|install)"
@@ -62,7 +66,7 @@ BUILD_COMMANDS = re.compile(
     r"|xcodebuild|node \S*build\S*|pip install|uv (?:sync|pip install)|poetry install"
     r"|(?:npm|pnpm|yarn|bun) (?:install|ci|add)\b)"
 )
-GIT_COMMANDS = re.compile(r"^(?:git|gh|hub)\b")
+GIT_COMMANDS = lazy(r"^(?:git|gh|hub)\b")
 
 # --- error types ---------------------------------------------------------------------------
 
@@ -89,7 +93,7 @@ ERROR_TYPES: tuple[ErrorType, ...] = (
     ErrorType(
         "CommandNotFound",
         exits=frozenset({127}),
-        output=re.compile(
+        output=lazy(
             r"command not found|: not found$|is not recognized as an? (?:internal|external)"
             r"|executable file not found",
             re.MULTILINE,
@@ -98,7 +102,7 @@ ERROR_TYPES: tuple[ErrorType, ...] = (
     ErrorType(
         "PermissionError",
         exits=frozenset({126}),
-        output=re.compile(
+        output=lazy(
             r"[Pp]ermission denied|EACCES|[Oo]peration not permitted|403 Forbidden"
             r"|[Aa]uthentication failed|could not read Username|does not have access"
             r"|[Aa]ccess denied"
@@ -106,7 +110,7 @@ ERROR_TYPES: tuple[ErrorType, ...] = (
     ),
     ErrorType(
         "NetworkError",
-        output=re.compile(
+        output=lazy(
             r"Could not resolve host|Connection refused|ECONNREFUSED|ECONNRESET|ETIMEDOUT"
             r"|Network is unreachable|getaddrinfo|Temporary failure in name resolution"
             r"|Failed to connect|Connection reset|certificate verify failed|ENOTFOUND"
@@ -114,7 +118,7 @@ ERROR_TYPES: tuple[ErrorType, ...] = (
     ),
     ErrorType(
         "UsageError",
-        output=re.compile(
+        output=lazy(
             r"unknown (?:flag|option|command|shorthand flag|subcommand)|unrecognized (?:option|"
             r"arguments?)|invalid (?:option|choice)|illegal option|^usage: |no such option"
             r"|requires an argument|missing required (?:argument|flag|option)|too many arguments"
@@ -125,7 +129,7 @@ ERROR_TYPES: tuple[ErrorType, ...] = (
     ErrorType(
         "TestFailure",
         family=TEST_COMMANDS,
-        output=re.compile(
+        output=lazy(
             r"^FAILED |^=+ .*\d+ failed|^\s*\d+ failed\b|Tests?:\s+\d+ failed|^--- FAIL"
             r"|\b\d+ tests?, \d+ failures?\b|^FAIL\s",
             re.MULTILINE,
@@ -134,12 +138,12 @@ ERROR_TYPES: tuple[ErrorType, ...] = (
     ErrorType(
         "LintError",
         family=LINT_COMMANDS,
-        output=re.compile(r"error TS\d{4}|: error: .*\[[\w-]+\]$", re.MULTILINE),
+        output=lazy(r"error TS\d{4}|: error: .*\[[\w-]+\]$", re.MULTILINE),
     ),
     ErrorType(
         "BuildError",
         family=BUILD_COMMANDS,
-        output=re.compile(
+        output=lazy(
             r"build failed|compilation (?:failed|error)|error\[E\d+\]|could not compile"
             r"|cannot find symbol|undefined reference|Could not resolve \"",
             re.IGNORECASE,
@@ -148,11 +152,11 @@ ERROR_TYPES: tuple[ErrorType, ...] = (
     ErrorType(
         "GitError",
         family=GIT_COMMANDS,
-        output=re.compile(r"^fatal: |not a git repository|CONFLICT \(|non-fast-forward", re.M),
+        output=lazy(r"^fatal: |not a git repository|CONFLICT \(|non-fast-forward", re.M),
     ),
     ErrorType(
         "EnvironmentError",
-        output=re.compile(
+        output=lazy(
             r"ModuleNotFoundError|No module named|Cannot find module|ImportError"
             r"|environment variable .{0,40}(?:not set|required|missing)|is not installed"
             r"|Missing script|could not find a version",
@@ -161,14 +165,14 @@ ERROR_TYPES: tuple[ErrorType, ...] = (
     ),
     ErrorType(
         "MissingFile",
-        output=re.compile(
+        output=lazy(
             r"No such file or directory|(?:[Ff]ile|[Dd]irectory|[Pp]ath)\b.{0,80} does not exist"
             r"|ENOENT|FileNotFoundError|cannot find the (?:file|path)"
         ),
     ),
     ErrorType(
         "RuntimeError",
-        output=re.compile(
+        output=lazy(
             r"Traceback \(most recent call last\)|^panic: |Unhandled|Uncaught|Exception in "
             r"thread|Segmentation fault|core dumped|^\S+(?:Error|Exception): ",
             re.MULTILINE,
@@ -180,23 +184,23 @@ ERROR_TYPES: tuple[ErrorType, ...] = (
 # --- the key error line --------------------------------------------------------------------
 
 # Lines that sum a run up (the last one wins): preferred for tests and linters.
-SUMMARY_LINE = re.compile(
+SUMMARY_LINE = lazy(
     r"^=*\s*\d+ (?:failed|errors?|failures?)\b|^=+ .*\b(?:failed|errors?)\b.* =+$"
     r"|\b\d+ tests?, \d+ failures?\b|^Tests?:\s+.*failed|^Found \d+ errors?\b|^FAIL\b"
     r"|^error: could not compile|^\d+ problems? \(\d+ errors?|^✖ \d+ problems?",
     re.MULTILINE,
 )
 # Lines that state an error (the first one wins): preferred for everything else.
-ERROR_LINE = re.compile(
+ERROR_LINE = lazy(
     r"^(?:fatal|error|Error|ERROR|FATAL|E)(?:\[\w+\])?[:!\]]|\[ERROR\]|^✘|^npm ERR!"
     r"|command not found|[Pp]ermission denied|No such file or directory|Doppler Error:"
     r"|^\S*(?:Error|Exception): |^FAILED |does not exist|^\s*\w+Error\b",
     re.MULTILINE,
 )
 # The exception a traceback ends with (the last one wins).
-EXCEPTION_LINE = re.compile(r"^[\w.]+(?:Error|Exception|Exit|Interrupt)\b(?::.*)?$", re.M)
+EXCEPTION_LINE = lazy(r"^[\w.]+(?:Error|Exception|Exit|Interrupt)\b(?::.*)?$", re.M)
 # Lines that never say anything about the failure.
-NOISE_LINE = re.compile(r"^[\s=\-_*~#.>|]*$|^hint: |^\s*at |^\s*File \"|^\s*\^+\s*$")
+NOISE_LINE = lazy(r"^[\s=\-_*~#.>|]*$|^hint: |^\s*at |^\s*File \"|^\s*\^+\s*$")
 KEY_LINE_LIMIT = 240
 
 # --- candidates ------------------------------------------------------------------------------
@@ -211,14 +215,12 @@ class Candidate(NamedTuple):
     reason: bool = False  # the agent's sentence must also give a reason (REASON)
 
 
-REASON = re.compile(
-    r"\b(?:because|since|so that|instead of|rather than|over|as it|to avoid)\b", re.I
-)
+REASON = lazy(r"\b(?:because|since|so that|instead of|rather than|over|as it|to avoid)\b", re.I)
 CANDIDATES: tuple[Candidate, ...] = (
     Candidate(
         "decision",
         "both",
-        re.compile(
+        lazy(
             r"\b(?:we(?:'ve| have)? (?:decided|agreed|chose|settled on)|i(?:'ve| have)? decided"
             r"|decided (?:to|on|against)|the decision (?:is|was)|going forward|decision:)",
             re.I,
@@ -227,7 +229,7 @@ CANDIDATES: tuple[Candidate, ...] = (
     Candidate(
         "decision",
         "both",
-        re.compile(
+        lazy(
             r"\b(?:let'?s|we(?:'ll| will| should)) (?:go with|use|stick with|switch to|keep)\b",
             re.I,
         ),
@@ -236,7 +238,7 @@ CANDIDATES: tuple[Candidate, ...] = (
     Candidate(
         "preference",
         "user",
-        re.compile(
+        lazy(
             r"^(?:no+|nope)[,.!;]\s+\S|^no+\s+no+\b|^(?:please\s+)?(?:don'?t|do not|never|always"
             r"|stop|avoid|make sure)\b|\b(?:you|we)\s+(?:should\s+|must\s+)?(?:always|never)\b"
             r"|\b(?:from now on|going forward)\b|\bi(?:'d)? prefer\b"
@@ -247,7 +249,7 @@ CANDIDATES: tuple[Candidate, ...] = (
     Candidate(
         "pattern",
         "both",
-        re.compile(
+        lazy(
             r"\b(?:(?:the|our) convention|by convention|the rule is|as a rule|we (?:always|never)"
             r"|(?:must|should) (?:always|never)"
             r"|in this (?:repo|repository|project|codebase),? we)\b",
@@ -257,7 +259,7 @@ CANDIDATES: tuple[Candidate, ...] = (
 )
 # Reassurance starts like a correction ("no, ...", "don't ...", "never ...") and asks for
 # nothing: such a sentence is never a candidate.
-REASSURANCE = re.compile(
+REASSURANCE = lazy(
     r"^(?:(?:no+|nope|oh|ah|ok(?:ay)?)\W+)?(?:(?:please\s+)?(?:don'?t|do not) worry"
     r"|never ?mind|no (?:worries|problem)|(?:that'?s|that is|it'?s|it is) (?:fine|ok(?:ay)?"
     r"|alright|all right|good))\b",
@@ -276,14 +278,14 @@ MIN_WORDS = 4  # a candidate sentence has at least this many words
 CONTEXT_WORDS = 8  # a shorter one is kept with the sentence after it
 MAX_CHARS = 400  # longer "sentences" are pasted logs or code, not statements
 # Sentences that leave something open (the user's, or a "next steps" list of the agent).
-DEFERRAL = re.compile(
+DEFERRAL = lazy(
     r"\b(?:later|todo|to-do|follow[- ]up|still need(?:s)? to|we(?:'ll| will) need"
     r" to|remind me|eventually|afterwards|not yet)\b",
     re.I,
 )
-NEXT_HEADING = re.compile(
+NEXT_HEADING = lazy(
     r"^\W*(?:next steps?|remaining(?: work| items)?|todo|follow[- ]ups?"
     r"|open (?:questions|items))\W*$",
     re.I,
 )
-COMMIT_LINE = re.compile(r"^\[([^\]\s]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$", re.M)
+COMMIT_LINE = lazy(r"^\[([^\]\s]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$", re.M)

@@ -5,17 +5,42 @@ the next run. The older Gemini CLI form is one JSON document, read whole."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import orjson
 
 from lore.errors import InvalidInputError
-from lore.ingest import claude, codex, gemini
 from lore.ingest.events import Event
 from lore.ingest.ids import digest
 
-READERS: dict[str, Any] = {"claude": claude.Reader, "codex": codex.Reader, "gemini": gemini.Reader}
+AGENTS = ("claude", "codex", "gemini")  # each one's reader is lore.ingest.<agent>
+
+
+def reader_module(agent: str) -> Any:
+    """``lore.ingest.<agent>``, imported on first use: a hook reads one agent's transcript."""
+    from importlib import import_module
+
+    return import_module(f"lore.ingest.{agent}")
+
+
+class _Readers(Mapping[str, Any]):
+    """Agent -> its ``Reader`` class (its module imported when asked for)."""
+
+    def __getitem__(self, agent: str) -> Any:
+        if agent not in AGENTS:
+            raise KeyError(agent)
+        return reader_module(agent).Reader
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(AGENTS)
+
+    def __len__(self) -> int:
+        return len(AGENTS)
+
+
+READERS: Mapping[str, Any] = _Readers()
 NAMES = {"claude": "Claude Code transcript", "codex": "Codex rollout", "gemini": "Gemini CLI chat"}
 SNIFF_BYTES = 256 * 1024
 SNIFF_LINES = 30
@@ -48,9 +73,10 @@ def sniff(path: Path) -> tuple[str, bool] | None:
             seen = seen or f"line {number} is not JSON"
             continue
         parsed = True
-        for agent, module in (("claude", claude), ("codex", codex)):
-            if module.looks_like(obj):
+        for agent in ("claude", "codex"):
+            if reader_module(agent).looks_like(obj):
                 return agent, False
+        gemini = reader_module("gemini")
         if gemini.looks_like(obj) or gemini.is_message(obj):
             return "gemini", isinstance(obj, dict) and isinstance(obj.get("messages"), list)
         seen = seen or f"line {number} is {_shape(obj)}"
@@ -59,7 +85,7 @@ def sniff(path: Path) -> tuple[str, bool] | None:
             data = orjson.loads(path.read_bytes().removeprefix(BOM))
         except orjson.JSONDecodeError:
             data = None
-        if gemini.looks_like(data):
+        if reader_module("gemini").looks_like(data):
             return "gemini", True
         seen = f"a JSON document of another kind ({_shape(data)})" if data is not None else seen
     raise InvalidInputError(

@@ -226,7 +226,7 @@ def _read(
     ids = {key: entry["id"] for key, entry in state.failures.items() if "id" in entry}
     digest = digest_of(state, agent, base=ctx.base, cwd=session.cwd, ids=ids)
     record = None
-    known = new_session or (ctx.lore_session is not None and store.find(ctx.lore_session))
+    known = new_session or (ctx.lore_session is not None and store.peek(ctx.lore_session))
     if not session.side and known:
         captured = {"failure": list(ids.values()), "observation": candidates}
         record = write_session(store, digest, ctx, captured, read.line)

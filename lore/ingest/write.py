@@ -2,7 +2,8 @@
 observations through ``lore.capture.capture`` (schema, secrets gate, then the store, so the
 Rule of Three counts them), the session record through the store with the same gate.
 Every record has a stable id: what exists is updated (a failure's count, its resolution,
-the session's digest), never written again."""
+the session's digest), never written again. Whether it exists is read from its own lines
+or file (``Store.peek``): a few ids never load a 100,000-record store's logs."""
 
 from __future__ import annotations
 
@@ -67,13 +68,13 @@ def write_failures(store: Store, state: SessionState, ctx: Context) -> Written:
         entry = state.failures[key]
         fid = entry["id"] = failure_id(ctx, key)
         fix = _resolution(entry, ctx.base)
-        existing = store.find(fid)
+        existing = store.peek(fid)
         if existing is None:
             if not ctx.dry_run:
                 try:
                     rule = _capture_failure(store, entry, fid, fix, ctx)
                 except DuplicateError:  # written meanwhile (another run): update it below
-                    existing = store.find(fid)
+                    existing = store.peek(fid)
                 except LoreError as exc:
                     withheld.append({"id": fid, "reason": exc.message})
                     continue
@@ -150,7 +151,7 @@ def write_candidates(
     withheld: list[dict[str, str]] = []
     for tag, sentence, event in found:
         oid = record_id("obs", ctx.scope, " ".join(words(sentence)))
-        if oid in ids or (store.find(oid) is not None):
+        if oid in ids or (store.peek(oid) is not None):
             continue
         if ctx.dry_run:
             ids.append(oid)
@@ -205,7 +206,7 @@ def write_session(
     provenance = make(ctx.transcript, ctx.session, 1, max(1, last_line))
     if ctx.dry_run:
         return sid
-    existing = store.find(sid)
+    existing = store.peek(sid)
     if existing is None:
         when = clock.normalize_timestamp(digest.started) if digest.started else clock.now()
         record = Session(

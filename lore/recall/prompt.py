@@ -26,6 +26,7 @@ PITFALL or pattern before a decision, goal or failure on a tie, then the higher 
 from __future__ import annotations
 
 import math
+from itertools import islice
 from typing import Any, NamedTuple
 
 from lore import clock
@@ -209,31 +210,63 @@ def _naming(store: Store, idx: Index, allowed: _Allowed, name: str) -> list[int]
     terms = analyze.query_terms(name)
     if not terms:
         return found
+    postings = [p for p in map(idx.postings_of, terms) if p is not None]
+    if len(postings) < len(terms):  # a term no record holds
+        return found
     docs: set[int] | None = None
-    for term in terms:
-        postings = idx.postings_of(term)
-        mask = allowed.mask
-        holding = {d for d in (postings[0::2] if postings is not None else ()) if mask[d]}
+    for posting in sorted(postings, key=len):  # the rarest first; sets made at C speed
+        holding = set(posting[0::2])
         docs = holding if docs is None else docs & holding
         if not docs:
             return found
+    mask = allowed.mask
+    docs = {d for d in docs or () if mask[d]}
     seen = set(found)
-    chosen = [d for d in sorted(docs or (), key=lambda d: -idx.ts[d]) if d not in seen]
-    chosen = [d for d in chosen if allowed[d]][:MAX_CANDIDATES]
+    # Newest first (ties in the set's order: the sort is stable); only as many as needed
+    # are checked against ``allowed``.
+    newest = sorted(docs or (), key=idx.ts.__getitem__, reverse=True)
+    chosen = list(islice((d for d in newest if d not in seen and allowed[d]), MAX_CANDIDATES))
     return found + [d for d in chosen if _names(idx.fetch(store, d), name)]
 
 
 def _by_entity(idx: Index, name: str) -> list[int]:
-    """The records whose entities are ``name``, end in it at a ``/`` or are its tail."""
+    """The records whose entities are ``name``, end in it at a ``/`` or are its tail.
+
+    Tens of thousands of entities: they are searched as one lowercased text for the name
+    and its tails (C speed), and only the entities holding one are tested (``_entity_is``)."""
     wanted = name.lower().strip("./")
     if len(wanted) < 3:
         return []
+    names = list(idx.entities)
+    text = "\n".join(names).lower()
+    if text.count("\n") != max(len(names) - 1, 0):  # an entity with a line break in it
+        held = [n for n in names if _entity_is(n, wanted)]
+    else:
+        # Every entity that matches holds ``wanted`` (it is ``wanted``, or ends in it) or
+        # the tail of ``wanted`` it is; its line of ``text`` is its own lowercase.
+        needles = {wanted} | {wanted[i + 1 :] for i, c in enumerate(wanted) if c == "/"}
+        lines: set[int] = set()
+        for needle in needles - {""}:
+            line, last, at = 0, 0, text.find(needle)
+            while at >= 0:
+                line += text.count("\n", last, at)
+                lines.add(line)
+                last = text.find("\n", at)
+                if last < 0:
+                    break
+                at = text.find(needle, last)
+        held = [names[n] for n in sorted(lines) if _entity_is(names[n], wanted)]
     out: list[int] = []
-    for entity in idx.entities:
-        held = entity.lower().strip("./")
-        if held == wanted or held.endswith("/" + wanted) or wanted.endswith("/" + held):
-            out.extend(d for d in idx.posting("entities", entity) if d not in idx.dead)
+    for entity in held:
+        out.extend(d for d in idx.posting("entities", entity) if d not in idx.dead)
     return sorted(set(out), key=lambda d: -idx.ts[d])
+
+
+def _entity_is(entity: str, wanted: str) -> bool:
+    """Whether ``entity`` is ``wanted`` (lowercase, without leading or trailing ``./``),
+    ends in it at a ``/``, or is the tail of it after a ``/``."""
+    held = entity.lower().strip("./")
+    return held == wanted or held.endswith("/" + wanted) or wanted.endswith("/" + held)
 
 
 def _names(record: Any, name: str) -> bool:
@@ -270,10 +303,10 @@ def _error_types(idx: Index, allowed: _Allowed, prompt: str) -> list[tuple[int, 
     for error_type in types:
         name = analyze.normalize(f"PITFALL: {error_type}")
         for d in idx.docs("anti-pattern"):
-            if allowed[d] and idx.kinds[d] == anti and titles[d] == name:
+            if titles[d] == name and idx.kinds[d] == anti and allowed[d]:
                 out.append((d, error_type))
-        group = idx.code("groups", error_type)
-        newest = [d for d in idx.docs("failure") if allowed[d] and idx.grp[d] == group]
+        group, grp = idx.code("groups", error_type), idx.grp
+        newest = [d for d in idx.docs("failure") if grp[d] == group and allowed[d]]
         if newest and idx.kinds[newest[0]] == failure:
             out.append((max(newest, key=lambda d: (idx.ts[d], d)), error_type))
     return out
@@ -294,20 +327,26 @@ def _topics(
     n = max(idx.size, 1)
     looked = sorted(terms, key=lambda t: -idf[t])[:MAX_TERMS]
     hits: dict[int, float] = {}
+    get = hits.get
     mask, full = allowed.mask, analyze.TITLE_WEIGHT
     for term in looked:
         postings = idx.postings_of(term)
         if postings is None or (n >= 100 and len(postings) // 2 > COMMON_SHARE * n):
             continue
         weight = idf[term] / full
+        top = weight * full  # weight * min(count, full), without a call per record
         for d, count in zip(postings[0::2], postings[1::2]):
             if mask[d]:
-                hits[d] = hits.get(d, 0.0) + weight * min(count, full)
+                hits[d] = get(d, 0.0) + (top if count >= full else weight * count)
     held = set(terms)
     titles = idx.titles
     rarity = dict(idf)
     out = []
-    best = heapq.nlargest(4 * MAX_CANDIDATES, hits, key=lambda d: (hits[d], idx.ts[d]))
+    wanted, ts = 4 * MAX_CANDIDATES, idx.ts
+    if len(hits) > wanted:  # only records scoring at least the wanted-th best can be in it
+        floor = heapq.nlargest(wanted, hits.values())[-1]
+        hits = {d: score for d, score in hits.items() if score >= floor}
+    best = heapq.nlargest(wanted, hits, key=lambda d: (hits[d], ts[d]))
     for d in [d for d in best if allowed[d]][:MAX_CANDIDATES]:
         title = titles[d] if d < len(titles) and titles[d] else _title(store, idx, d)
         own = analyze.query_terms(title)

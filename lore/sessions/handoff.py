@@ -153,7 +153,7 @@ def handoff(
     # handoff was given: a credential in it is masked, not refused.
     git = redact_value(git) if git else git
     session_id = current_session_id(store, project)
-    session = store.find(session_id) if session_id else None
+    session = store.peek(session_id) if session_id else None
     from lore.index.persist import open_index
 
     index = open_index(store)  # once: the last handoff and the captured ids both need it

@@ -78,56 +78,50 @@ def _write(
     """The failure captured (first time) or its ``occurrences`` raised (a repeat). A repeat
     whose record is missing (the first write failed: a lock held past the hook's time, a
     full disk) captures it then, with the count so far."""
-    from lore.capture.checks import exists
     from lore.errors import DuplicateError
 
     if seen > 1 and _raise_occurrences(store, fid, seen):
         return f"counted {fid} again"
-    if seen > 1 or not exists(store, "failure", fid):
-        from lore.capture.core import capture
+    # A first failure (capture's own check, under the log's lock, says whether an
+    # ingestion wrote it already), or a repeat whose record is missing.
+    from lore.capture.core import capture
 
-        try:
-            capture(
-                store,
-                failed.message,
-                kind="failure",
-                fields={
-                    "error_type": failed.error_type,
-                    "tool": failed.command,
-                    "step": failed.step,
-                },
-                project=project,
-                source=SOURCE,
-                record_id=fid,
-                session_id=session,
-                extra={"exit_code": failed.exit_code, "occurrences": seen},
-            )
-            return f"wrote {fid}"
-        except DuplicateError:  # an ingestion wrote it meanwhile: count this one on it
-            pass
+    try:
+        capture(
+            store,
+            failed.message,
+            kind="failure",
+            fields={
+                "error_type": failed.error_type,
+                "tool": failed.command,
+                "step": failed.step,
+            },
+            project=project,
+            source=SOURCE,
+            record_id=fid,
+            session_id=session,
+            extra={"exit_code": failed.exit_code, "occurrences": seen},
+        )
+        return f"wrote {fid}"
+    except DuplicateError:  # an ingestion wrote it meanwhile: count this one on it
+        pass
     _raise_occurrences(store, fid, seen)
     return f"counted {fid} again"
 
 
 def _raise_occurrences(store: Store, fid: str, seen: int) -> bool:
     """Append ``{"occurrences": n}`` when ``n`` beats what the record holds (an ingestion
-    may have counted more), read through the index from the record's own lines; False
-    when there is no such record."""
+    may have counted more), read from the record's own lines in the log; False when there
+    is no such record."""
     from lore import clock
-    from lore.capture.checks import warm_index
     from lore.components.failures import Failure
     from lore.storage import jsonl
     from lore.store.fold import REVISE
 
-    index = warm_index(store, "failure")
-    docs = index.find_ids({fid}) if index is not None else {}
-    if fid in docs:
-        held = int(index.fetch(store, docs[fid]).extra.get("occurrences") or 1)
-    else:  # not in the index (or no index on this machine yet): the slow way
-        record = store.find(fid)
-        if record is None:
-            return False
-        held = int(record.extra.get("occurrences") or 1)
+    record = store.peek(fid)
+    if record is None:
+        return False
+    held = int(record.extra.get("occurrences") or 1)
     if seen <= held:
         return True
     line = {

@@ -2,7 +2,8 @@
 the root's local directory, never the data root): the records already injected, failures
 counted per error type, the Rule-of-Three types already told, whether injection is paused,
 and the session the hooks saw last. Derived and disposable: deleting it only means a
-record may be injected once more."""
+record may be injected once more (so it is written without an fsync, which a hook would
+wait for)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from lore.storage.lock import locked
 
 PAUSE_ENV = "LORE_HOOKS_PAUSE"  # any value but "" or "0": no injection in this session
 KEEP_DAYS = 30  # a session's state is dropped once untouched this long
+PRUNE_SECONDS = 86400  # the sessions' folder is looked through for old ones at most this often
 LOCK_SECONDS = 0.5  # a hook never waits longer for another hook of the same session
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -55,14 +57,20 @@ def updating(local: Path, session: str) -> Iterator[dict[str, Any]]:
         yield state
         after = orjson.dumps(state, option=orjson.OPT_SORT_KEYS)
         if after != before:
-            atomic_write(path, after, sync_dir=False)
+            atomic_write(path, after, durable=False)
     if fresh:
         _prune(path.parent)
 
 
 def _prune(directory: Path) -> None:
-    """Forget sessions untouched for KEEP_DAYS (only when a new one starts: cheap)."""
-    limit = time.time() - KEEP_DAYS * 86400
+    """Forget sessions untouched for KEEP_DAYS: when a new one starts, at most once every
+    PRUNE_SECONDS (a marker's time), so a hook seldom lists the folder of every session."""
+    now = time.time()
+    marker = directory / ".pruned"
+    with contextlib.suppress(OSError):
+        if now - marker.stat().st_mtime < PRUNE_SECONDS:
+            return
+    limit = now - KEEP_DAYS * 86400
     with contextlib.suppress(OSError):
         for entry in os.scandir(directory):
             with contextlib.suppress(OSError):
@@ -70,6 +78,7 @@ def _prune(directory: Path) -> None:
                     os.unlink(entry.path)
                     with contextlib.suppress(OSError):
                         os.unlink(os.path.join(directory, f".{entry.name}.lock"))
+        marker.touch()
 
 
 def note_last(local: Path, session: str, cwd: str | None) -> None:
@@ -79,7 +88,7 @@ def note_last(local: Path, session: str, cwd: str | None) -> None:
     with contextlib.suppress(OSError):
         if path.read_bytes() == data:
             return
-    atomic_write(path, data, sync_dir=False)
+    atomic_write(path, data, durable=False)
 
 
 def last_session(local: Path) -> str | None:

@@ -31,6 +31,7 @@ def atomic_write(
     *,
     exclusive: bool = False,
     sync_dir: bool = True,
+    durable: bool = True,
     within: Path | None = None,
 ) -> None:
     """Replace ``path`` with ``data`` atomically.
@@ -38,7 +39,9 @@ def atomic_write(
     With ``exclusive`` the write fails with ``FileExistsError`` if ``path`` exists
     (a hard link is used instead of a rename, so the check and the write are one step).
     ``sync_dir=False`` leaves the directory's fsync (which makes the new name durable)
-    to the caller: a batch of new files needs it once, not once per file. A symlink
+    to the caller: a batch of new files needs it once, not once per file. ``durable=False``
+    skips every fsync, for machine-local state that is cheap to lose (a crash may leave the
+    old file or an empty one, still never a torn mix), written by the hooks. A symlink
     is followed: the file it names is replaced (``within``: only a file under that
     directory, the data root); anything but a regular file raises ``DataError``.
     """
@@ -50,7 +53,8 @@ def atomic_write(
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         if exclusive:
             os.link(tmp, path)
             os.unlink(tmp)
@@ -62,7 +66,7 @@ def atomic_write(
         if isinstance(exc, OSError) and not exc.filename:  # a full disk: say which file
             raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
         raise
-    if sync_dir:
+    if sync_dir and durable:
         fsync_dir(path.parent)
 
 

@@ -191,6 +191,13 @@ class Store:
         except (NotFoundError, DataError):
             return None
 
+    def peek(self, record_id: str) -> Record | None:
+        """:meth:`find` without loading a kind, for a few ids on a big store: the record's
+        own lines or file only (``lore.store.peek``)."""
+        from lore.store.peek import peek
+
+        return peek(self, record_id)
+
     def _load(self, cls: type[Record]) -> dict[str, Record]:
         location = self.location(cls)
         storage = cls.KIND.storage
@@ -335,11 +342,16 @@ class Store:
         writer. Empty changes write nothing. ``fn`` must not write to the store itself
         (the lock is not re-entrant).
         """
-        cls = class_for_id(record_id)
-        document = cls is not None and isinstance(cls.KIND.storage, Dir)
-        if cls is None or not (document and self._document(cls, record_id).is_file()):
-            # (a document is found by its file name, without parsing its whole directory)
-            cls = type(self.get(record_id))
+        from lore.store.peek import logged
+
+        guess = class_for_id(record_id)
+        # A document is found by its file name, without parsing its whole directory; a
+        # logged record by its own lines, without reading its whole log.
+        if guess is not None and isinstance(guess.KIND.storage, Dir):
+            known = self._document(guess, record_id).is_file()
+        else:
+            known = guess is not None and logged(self, guess, record_id) is not None
+        cls = guess if guess is not None and known else type(self.get(record_id))
         storage = cls.KIND.storage
         location = self.location(cls)
         target = self._document(cls, record_id)
@@ -382,6 +394,9 @@ class Store:
                         within=self.path,
                     )
         self._cache.pop(cls.KIND.name, None)
+        if isinstance(storage, Log):  # its lines, the revision just appended among them
+            found = logged(self, cls, record_id)
+            return found if found is not None else self.get(record_id)
         # A document's new state is the tree just written: no directory re-read needed.
         return record if isinstance(storage, Dir) else self.get(record_id)
 
@@ -422,7 +437,11 @@ class Store:
         if not isinstance(cls.KIND.storage, Log):
             # A replaced map file can keep its size and mtime; appends always grow a log.
             self._cache.pop(cls.KIND.name, None)
-        record = self._load(cls).get(record_id)
+            record = self._load(cls).get(record_id)
+        else:
+            from lore.store.peek import logged
+
+            record = logged(self, cls, record_id)
         if record is None:
             raise NotFoundError(f"no record with id {record_id!r}", id=record_id)
         return record, None

@@ -13,6 +13,8 @@ from typing import Any
 import orjson
 import pytest
 from click.testing import Result
+from hypothesis import given
+from hypothesis import strategies as st
 
 from lore.recall import prompt as prompt_rules
 
@@ -277,3 +279,61 @@ def test_the_documented_thresholds() -> None:
         "LORE_HOOKS_PAUSE",
     ):
         assert needle in text, needle
+
+
+class _Entities:
+    """What ``_by_entity`` reads of an index: the entity table, postings, times, the dead."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.entities = {name: [n, n + len(names)] for n, name in enumerate(names)}
+        self.ts = [float(n % 7) for n in range(2 * len(names))]
+        self.dead = {1}
+
+    def posting(self, table: str, name: str) -> list[int]:
+        assert table == "entities"
+        return self.entities[name]
+
+
+def _by_entity_one_by_one(idx: Any, name: str) -> list[int]:
+    """The rule as first written: every entity compared in turn."""
+    wanted = name.lower().strip("./")
+    if len(wanted) < 3:
+        return []
+    out: list[int] = []
+    for entity in idx.entities:
+        held = entity.lower().strip("./")
+        if held == wanted or held.endswith("/" + wanted) or wanted.endswith("/" + held):
+            out.extend(d for d in idx.posting("entities", entity) if d not in idx.dead)
+    return sorted(set(out), key=lambda d: -idx.ts[d])
+
+
+ENTITIES = [
+    "src/auth/session.py", "./src/auth/session.py", "Session.py", "auth/session.py/",
+    "session.py", "src/auth/session.pyc", "mysession.py", "tests/test_cache.py",
+    "test_cache.py", "cache.py", "CACHE.PY", "src/a.b/c", "a", "..", "/", "", "x\\ny",
+    "src/auth", "ΣΊΣΥΦΟΣ.md", "σίσυφος.md", "İstanbul.txt", "kelvin\\u212a",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["session.py", "src/auth/session.py", "auth/session.py", "tests/test_cache.py", "cache.py",
+     "./Session.py", "src/auth", "a", "c", "ΣΊΣΥΦΟΣ.md", "istanbul.txt", "nothing.py", "b/c"],
+)  # fmt: skip
+def test_entities_are_matched_as_one_by_one(name: str) -> None:
+    idx = _Entities(ENTITIES)
+    assert prompt_rules._by_entity(idx, name) == _by_entity_one_by_one(idx, name)  # type: ignore[arg-type]
+
+
+def test_an_entity_with_a_line_break_is_still_matched() -> None:
+    idx = _Entities(["notes\nsession.py", "session.py"])
+    assert prompt_rules._by_entity(idx, "session.py") == _by_entity_one_by_one(idx, "session.py")  # type: ignore[arg-type]
+
+
+@given(
+    st.lists(st.text(alphabet="aAbB./_ΣσςİI\n", max_size=8), max_size=12),
+    st.text(alphabet="aAbB./_Σσİ", max_size=8),
+)
+def test_entity_matching_is_the_one_by_one_rule(names: list[str], name: str) -> None:
+    idx = _Entities(names)
+    assert prompt_rules._by_entity(idx, name) == _by_entity_one_by_one(idx, name)  # type: ignore[arg-type]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -130,6 +131,22 @@ def test_the_directory_sync_can_be_left_to_the_caller(
     assert synced == []
     atomic_write(folder / "b.yaml", b"b: 1\n")
     assert synced == [folder]
+
+
+def test_state_cheap_to_lose_is_written_without_an_fsync(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lore.storage import atomic
+
+    synced: list[Any] = []
+    monkeypatch.setattr(atomic, "fsync_dir", synced.append)
+    monkeypatch.setattr(os, "fsync", synced.append)
+    atomic_write(folder / "state.json", b"{}", durable=False)
+    assert (folder / "state.json").read_bytes() == b"{}"
+    assert synced == []
+    assert [p.name for p in folder.iterdir()] == ["state.json"]
+    atomic_write(folder / "state.json", b"[]")
+    assert len(synced) == 2  # the file, then its folder
 
 
 def test_a_batch_of_documents_syncs_each_folder_once(

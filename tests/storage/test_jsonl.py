@@ -280,3 +280,37 @@ def test_property_any_bytes_parse_without_raising_and_every_line_is_accounted_fo
     assert all(isinstance(obj, dict) for _, obj in rows)
     assert all(i.file == "f.jsonl" for i in issues)
     assert all(i.severity == "warning" for i in issues if i.code == "torn-line")
+
+
+def test_lines_with_id_finds_a_records_own_lines_only(log: Path) -> None:
+    creation = {"id": "fail-1", "error_type": "Timeout"}
+    revision = {"_op": "revise", "id": "fail-1", "timestamp": "t", "set": {"occurrences": 2}}
+    mentions = {"id": "fail-2", "note": 'see "fail-1"', "see": "fail-1"}
+    log.parent.mkdir()
+    log.write_bytes(
+        jsonl.BOM
+        + orjson.dumps(creation)
+        + b"\n"
+        + orjson.dumps(mentions)
+        + b'\n{"id": "fail-1", broken\n'
+        + b'["fail-1"]\n'
+        + orjson.dumps(revision)
+        + b'\n{"id": "fail-1", "torn'
+    )
+    found = jsonl.lines_with_id(log, "fail-1")
+    assert [obj for _, obj in found] == [creation, revision]
+    raw = log.read_bytes()
+    assert [raw[offset : offset + 1] for offset, _ in found] == [b"\xef", b"{"]
+    # What a full read keeps of that record, in the same order.
+    rows, _ = jsonl.read(log)
+    assert [obj for _, obj in rows if obj.get("id") == "fail-1"] == [creation, revision]
+
+
+def test_lines_with_id_of_a_missing_empty_or_unreadable_log(log: Path) -> None:
+    assert jsonl.lines_with_id(log, "fail-1") == []
+    log.parent.mkdir()
+    log.write_bytes(b"")
+    assert jsonl.lines_with_id(log, "fail-1") == []
+    log.unlink()
+    log.mkdir()
+    assert jsonl.lines_with_id(log, "fail-1") == []
