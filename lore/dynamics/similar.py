@@ -12,7 +12,8 @@ and tags records share, and a short list of words that turn a choice around.
 Near-duplicates: same kind, same project, the same polarity, text >= MIN_TEXT and
 similarity >= DUPLICATE. Opposite choices: two decisions of one project, text >=
 OPPOSITE_TEXT, one turned around by a polarity word (``not``, ``never``, ``avoid``,
-``drop``, ...) and the other not. Clusters grow around the oldest record of each (a record
+``drop``, ...) and the other not; each turned-around decision is paired with its
+closest opposite only. Clusters grow around the oldest record of each (a record
 joins the first cluster whose first record it is close to; nothing chains).
 """
 
@@ -208,13 +209,23 @@ def clusters(items: list[Item]) -> list[tuple[list[Item], float]]:
 
 def opposites(items: list[Item], keep: Callable[[Item], bool]) -> list[tuple[Item, Item, float]]:
     """Pairs of items (``keep``: decisions still standing) that make opposite choices on
-    the same subject, the older first."""
-    out = []
+    the same subject, the older first: each turned-around item with the one item of the
+    other polarity closest to it (the highest ``text``, then the newest), so N wordings of
+    one choice against M of its opposite make at most M proposals, not N x M (the
+    wordings of one side are near-duplicates, merged on their own)."""
+    best: dict[str, tuple[tuple[float, str, str], Item, Item]] = {}
     for a, b in pairs([it for it in items if keep(it)]):
         if a.negated == b.negated:
             continue
         text = dice(a.stems, b.stems)
-        if text >= OPPOSITE_TEXT:
-            older, newer = sorted((a, b), key=lambda it: (it.timestamp, it.id))
-            out.append((older, newer, text))
+        if text < OPPOSITE_TEXT:
+            continue
+        turned, plain = (a, b) if a.negated else (b, a)
+        rank = (text, plain.timestamp, plain.id)
+        if turned.id not in best or rank > best[turned.id][0]:
+            best[turned.id] = (rank, turned, plain)
+    out = []
+    for (text, _, _), turned, plain in best.values():
+        older, newer = sorted((turned, plain), key=lambda it: (it.timestamp, it.id))
+        out.append((older, newer, text))
     return out

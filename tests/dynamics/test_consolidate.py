@@ -246,3 +246,17 @@ def test_an_outcome_changed_in_turn_is_no_conflict(run: Run) -> None:
     codes = [i["code"] for i in now(run, "validate")["issues"]]
     assert "divergent-value" not in codes
     assert now(run, "consolidate", "--kind", "conflict")["proposals"] == []
+
+
+def test_each_turned_around_decision_meets_only_its_closest_opposite(run: Run) -> None:
+    use = made(run, "remember", "Use Redis for the session store", at=OLD)
+    again = made(run, "remember", "Use Redis for the session store of the workers", "--force")
+    avoid = made(run, "remember", "Do not use Redis for the session store")
+    proposals = now(run, "consolidate", "--kind", "contradiction")["proposals"]
+    # use and again both oppose avoid; avoid meets the closer (the same words), not both
+    assert [p["choices"] for p in proposals] == [[use, avoid]]
+    never = made(run, "remember", "Never use Redis for the session store of the workers", "--force")
+    pairs = sorted(
+        p["choices"] for p in now(run, "consolidate", "--kind", "contradiction")["proposals"]
+    )
+    assert pairs == sorted([[use, avoid], [again, never]])
