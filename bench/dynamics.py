@@ -226,15 +226,62 @@ def spread(values: list[float]) -> str:
     return f"{min(values) * 1000:,.0f}–{max(values) * 1000:,.0f}"
 
 
+def make_stores(tmp: Path, big: Path, corpus: Path, repo: Path, started: float) -> None:
+    """The two 100,000-record stores and the repository, then a ``ready`` mark (so that
+    ``--reuse`` finds them made)."""
+    subprocess.run(
+        [
+            str(PYTHON),
+            str(REPO / "bench" / "gen_store.py"),
+            str(big),
+            "--n",
+            str(RECORDS - ANCHORED),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    t0 = time.perf_counter()
+    anchors, marks = make_repo(repo)
+    repo_seconds = time.perf_counter() - t0
+    add_anchored(big, anchors, marks, repo.name)
+    gen = REPO.parent.parent / "shared" / "bench" / "corpus" / "gen_corpus.py"
+    if not gen.is_file():
+        gen = Path("/work/shared/bench/corpus/gen_corpus.py")
+    lines = subprocess.run(
+        [sys.executable, str(gen), str(RECORDS)], check=True, capture_output=True
+    ).stdout
+    (tmp / "corpus.jsonl").write_bytes(lines)
+    subprocess.run(
+        [str(LORE), "import", str(tmp / "corpus.jsonl")],
+        env=environ(corpus, tmp / "c-cache"),
+        check=True,
+        capture_output=True,
+    )
+    print(
+        f"bench: stores and repository ready in {time.perf_counter() - started:.0f} s "
+        f"(repository {repo_seconds:.0f} s)",
+        file=sys.stderr,
+    )
+    (tmp / "ready").write_text("made by bench/dynamics.py\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Benchmark lore stale, consolidate, resume.")
     parser.add_argument("--before", default="main", help="the git ref to compare resume with")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--pairs", type=int, default=40)
     parser.add_argument("--out", type=Path, default=DOC)
-    parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--keep", action="store_true", help="keep the stores and repository")
+    parser.add_argument(
+        "--reuse",
+        type=Path,
+        metavar="DIR",
+        help="a directory --keep kept: its stores and repository are used as they are",
+    )
     args = parser.parse_args(argv)
-    tmp = Path(tempfile.mkdtemp(prefix="lore-dynamics-bench-"))
+    if args.reuse is not None:
+        args.keep = True
+    tmp = args.reuse or Path(tempfile.mkdtemp(prefix="lore-dynamics-bench-"))
     git_env = {
         "GIT_AUTHOR_NAME": "T",
         "GIT_AUTHOR_EMAIL": "t@example.com",
@@ -247,42 +294,19 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         # The stores and the repository.
         big, corpus, repo = tmp / "big", tmp / "corpus", tmp / "webshop"
-        subprocess.run(
-            [
-                str(PYTHON),
-                str(REPO / "bench" / "gen_store.py"),
-                str(big),
-                "--n",
-                str(RECORDS - ANCHORED),
-            ],
-            check=True,
-            capture_output=True,
-        )
-        t0 = time.perf_counter()
-        anchors, marks = make_repo(repo)
-        repo_seconds = time.perf_counter() - t0
-        add_anchored(big, anchors, marks, repo.name)
-        gen = REPO.parent.parent / "shared" / "bench" / "corpus" / "gen_corpus.py"
-        if not gen.is_file():
-            gen = Path("/work/shared/bench/corpus/gen_corpus.py")
-        lines = subprocess.run(
-            [sys.executable, str(gen), str(RECORDS)], check=True, capture_output=True
-        ).stdout
-        (tmp / "corpus.jsonl").write_bytes(lines)
-        subprocess.run(
-            [str(LORE), "import", str(tmp / "corpus.jsonl")],
-            env=environ(corpus, tmp / "c-cache"),
-            check=True,
-            capture_output=True,
-        )
-        print(
-            f"bench: stores and repository ready in {time.perf_counter() - started:.0f} s "
-            f"(repository {repo_seconds:.0f} s)",
-            file=sys.stderr,
-        )
+        if not (tmp / "ready").is_file():
+            make_stores(tmp, big, corpus, repo, started)
         cache = tmp / "cache"
         env = environ(big, cache)
         subprocess.run([str(LORE), "index", "rebuild"], env=env, check=True, capture_output=True)
+        at_start = int(
+            subprocess.run(
+                ["git", "-C", str(repo), "rev-list", "--count", "HEAD"],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+        )  # COMMITS, and the News commits of earlier runs on a --reuse'd repository
         # lore stale: cold (no cache), again (cached per HEAD), after a new commit.
         cold, warm, moved = [], [], []
         cold_cpu, warm_cpu, moved_cpu = [], [], []
@@ -331,6 +355,7 @@ def main(argv: list[str] | None = None) -> int:
         )["counts"]
         # lore resume, paired: the ref's lore against this checkout's, same store, own caches.
         before = tmp / "before"
+        shutil.rmtree(before, ignore_errors=True)
         before.mkdir()
         archive = subprocess.run(
             ["git", "-C", str(REPO), "archive", args.before], check=True, capture_output=True
@@ -355,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
                 capture_output=True,
             )
         outside = tmp / "outside"
-        outside.mkdir()
+        outside.mkdir(exist_ok=True)
         outside_run = paired(old, new, env_old, env_new, outside, args.pairs)
         inside_old = {**env_old, "LORE_PROJECT": repo.name}
         inside_new = {**env_new, "LORE_PROJECT": repo.name}
@@ -399,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
             "| Command | Store | Runs | Median ms | Min–max ms | CPU ms | Target | Result |",
             "| --- | --- | ---: | ---: | ---: | ---: | --- | --- |",
             f"| `lore stale` (no cache) | 100,000 records, {ANCHORED:,} naming files, "
-            f"{COMMITS:,} commits | {len(cold)} | {ms(cold)} | {spread(cold)} | "
+            f"{at_start:,} commits | {len(cold)} | {ms(cold)} | {spread(cold)} | "
             f"{ms(cold_cpu)} | < 2 s | {verdict} |",
             f"| `lore stale` (again, same HEAD) | the same | {len(warm)} | {ms(warm)} | "
             f"{spread(warm)} | {ms(warm_cpu)} | — | — |",
