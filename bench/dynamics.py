@@ -317,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
             cold_cpu.append(CPU[-1])
             warm.append(timed([str(LORE), "stale"], env, repo))
             warm_cpu.append(CPU[-1])
-            (repo / "NEWS.md").write_text(f"release {n}\n")
+            (repo / "NEWS.md").write_text(f"release {n} ({time.time_ns()})\n")  # new on a reuse too
             subprocess.run(["git", "-C", str(repo), "add", "NEWS.md"], check=True)
             subprocess.run(["git", "-C", str(repo), "commit", "-qm", f"News {n}"], check=True)
             moved.append(timed([str(LORE), "stale"], env, repo))
