@@ -60,6 +60,14 @@ def data_dir(isolation: Path) -> Path:
 
 
 @pytest.fixture
+def empty_root(data_dir: Path) -> Path:
+    """The data root made and empty, as install.sh or `lore init` leave it (a read from a
+    root that does not exist also warns on stderr)."""
+    data_dir.mkdir(exist_ok=True)
+    return data_dir
+
+
+@pytest.fixture
 def store(data_dir: Path) -> Store:
     return Store(data_dir)
 

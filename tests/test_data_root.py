@@ -251,3 +251,43 @@ def test_a_writer_that_waited_for_a_move_writes_nothing_into_the_old_root(
         f"while this command ran; nothing was written: run it again (it uses {tmp_path / 'new'})"
     )
     assert tree(data_dir) == before
+
+
+# --- a data root that does not exist --------------------------------------------------
+
+
+MISSING = "does not exist: nothing was read from it; check the path, or create it with: lore init"
+
+
+def test_a_read_from_a_mistyped_data_root_says_so_on_stderr_only(
+    run: Run, tmp_path: Path, data_dir: Path
+) -> None:
+    run("observe", "kept in the real root")
+    typo = tmp_path / "dtaa"
+    result = run("--data-dir", str(typo), "recall", "real", "--json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["results"] == []
+    assert result.stderr == f"lore: warning: the data root {typo} (--data-dir) {MISSING}\n"
+    result = run("list", "decisions", env={"LORE_DATA_DIR": str(typo)})
+    assert result.exit_code == 0
+    assert result.stderr.endswith(f"the data root {typo} (LORE_DATA_DIR) {MISSING}\n")
+    assert not typo.exists()
+
+
+def test_a_write_creates_a_missing_root_without_the_warning(run: Run, tmp_path: Path) -> None:
+    fresh = tmp_path / "fresh"
+    result = run("--data-dir", str(fresh), "observe", "first words")
+    assert result.exit_code == 0
+    assert "does not exist" not in result.stderr
+    assert (fresh / "inbox" / "data").is_dir()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("paths",), ("doctor",), ("recall", "--help"), ("bogus",), ("show", "dec-000000000001")],
+)
+def test_commands_that_report_it_or_never_ran_do_not_warn(
+    run: Run, tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    result = run("--data-dir", str(tmp_path / "nowhere"), *args)
+    assert "nothing was read from it" not in result.stderr

@@ -225,6 +225,7 @@ def test_a_new_record_is_counted_at_once(run: Run, loaded: None) -> None:
     assert doc(run, "2026-02")["counts"] == {"decision": 1, "observation": 1}
 
 
+@pytest.mark.usefixtures("empty_root")
 def test_an_empty_root_and_a_single_year(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
     empty = doc(run)
     assert (empty["total"], empty["counts"], empty["periods"]) == (0, {}, [])

@@ -212,7 +212,9 @@ class LoreGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            _warn_if_missing(ctx)
+            return result
         except LoreError as exc:
             from lore.cli._output import emit_error
 
@@ -285,6 +287,30 @@ def cli(ctx: click.Context, data_dir: str | None) -> None:
         from lore.cli._output import warn
 
         warn(message)
+    missing = app.root.source in ("option", "env") and not app.root.path.exists()
+    if missing and ctx.invoked_subcommand not in QUIET_ON_MISSING:
+        ctx.meta["lore.missing_root"] = app.root
+
+
+# Commands that report a missing data root themselves, or create it.
+QUIET_ON_MISSING = frozenset({"paths", "init", "doctor", "validate", "demo", "help"})
+
+
+def _warn_if_missing(ctx: click.Context) -> None:
+    """After a command ran to its end (not for --help or an error): a data root named by
+    --data-dir or LORE_DATA_DIR that did not exist and that the command did not create (it
+    only read) is said on stderr, so a mistyped path is not taken for an empty memory.
+    Nothing changes on stdout or in the exit code."""
+    root = ctx.meta.get("lore.missing_root")
+    if root is None or root.path.exists():
+        return
+    from lore.cli._output import warn
+
+    how = "--data-dir" if root.source == "option" else "LORE_DATA_DIR"
+    warn(
+        f"the data root {root.path} ({how}) does not exist: nothing was read from it; "
+        "check the path, or create it with: lore init"
+    )
 
 
 def root_warning(root: Any) -> str | None:

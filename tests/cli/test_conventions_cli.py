@@ -50,6 +50,7 @@ EMPTY_LISTINGS = [
 
 
 @pytest.mark.parametrize(("command", "message"), EMPTY_LISTINGS)
+@pytest.mark.usefixtures("empty_root")
 def test_an_empty_listing_leaves_stdout_empty(run: Run, command: str, message: str) -> None:
     result = run(*command.split())
     assert (result.exit_code, result.stdout) == (0, "")
@@ -71,7 +72,7 @@ def test_an_empty_listing_in_a_pipe_counts_zero(tmp_path: Path) -> None:
         ["bash", "-c", f'"{lore}" list decisions | wc -l'],
         capture_output=True,
         text=True,
-        env={**os.environ, "LORE_DATA_DIR": str(tmp_path / "root")},
+        env={**os.environ, "LORE_DATA_DIR": str(tmp_path)},
         check=True,
     )
     assert done.stdout.strip() == "0"

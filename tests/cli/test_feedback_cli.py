@@ -67,6 +67,7 @@ def test_review_lists_pending_decisions_by_age(run: Run) -> None:
     assert done not in {d["id"] for d in ok_json(run, "review", "--days", "0")["pending"]}
 
 
+@pytest.mark.usefixtures("empty_root")
 def test_review_with_nothing_pending(run: Run) -> None:
     result = run("review")
     assert (result.stdout, result.stderr) == (

@@ -146,6 +146,7 @@ def test_list_bad_filters(run: Run, args: list[str], code: int, message: str) ->
     assert json.loads(result.stdout)["error"] == message
 
 
+@pytest.mark.usefixtures("empty_root")
 def test_list_empty_says_so_on_stderr(run: Run) -> None:
     result = run("journal", "list")
     assert (result.exit_code, result.stdout, result.stderr) == (0, "", "lore: no decisions\n")

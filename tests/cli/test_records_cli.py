@@ -275,6 +275,7 @@ def test_list_every_capturable_kind(run: Run, kind: str) -> None:
 @pytest.mark.parametrize(
     "name", ["goal", "goals", "session", "sessions", "project", "projects", "edge", "edges"]
 )
+@pytest.mark.usefixtures("empty_root")
 def test_list_other_kinds_empty(run: Run, name: str) -> None:
     assert listed(run, name) == []
     result = run("list", name)

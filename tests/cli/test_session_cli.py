@@ -589,6 +589,7 @@ def test_sessions_list_and_show(run: Run, data_dir: Path, monkeypatch: pytest.Mo
     assert missing.exit_code == 3
 
 
+@pytest.mark.usefixtures("empty_root")
 def test_sessions_list_when_there_are_none(run: Run) -> None:
     result = run("sessions", "list")
     assert (result.stdout, result.stderr) == ("", "lore: no sessions\n")

@@ -532,6 +532,7 @@ def test_with_no_path_the_agents_folders_for_this_repository(
     assert [f["agent"] for f in only["files"]] == ["gemini"]
 
 
+@pytest.mark.usefixtures("empty_root")
 def test_nothing_to_ingest_says_so(run: Any, repo: Path) -> None:
     result = run("ingest")
     assert (result.exit_code, result.stdout) == (0, "")
@@ -549,6 +550,7 @@ def test_a_byte_order_mark_hides_no_line(run: Any, tmp_path: Path) -> None:
     assert session["digest"]["first_request"].startswith("No no, no mocking.")
 
 
+@pytest.mark.usefixtures("empty_root")
 def test_an_empty_path_says_so(run: Any, tmp_path: Path) -> None:
     """A PATH given that holds nothing to read is named (not "for any project", which is
     what --all says)."""
