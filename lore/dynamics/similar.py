@@ -4,10 +4,14 @@ and tags records share, and a short list of words that turn a choice around.
 
     text(a, b)  = Dice coefficient of the stems of their titles, polarity words left out:
                   2 |A ∩ B| / (|A| + |B|)
+    body(a, b)  = Dice coefficient of the stems of the rest of their text (a decision's
+                  rationale, a pattern's context, problem and solution, an anti-pattern's
+                  symptom, risk and fix), when both have some
     files(a, b) = Jaccard index of the files they name, when both name some
     tags(a, b)  = Jaccard index of their tags besides the project's name, when both have some
-    similarity  = (W_TEXT * text + W_FILES * files + W_TAGS * tags) / (the weights used):
-                  files and tags count only when both records have them
+    similarity  = (W_TEXT * text + W_BODY * body + W_FILES * files + W_TAGS * tags)
+                  / (the weights used): body, files and tags count only when both
+                  records have them
 
 Near-duplicates: same kind, same project, the same polarity, text >= MIN_TEXT and
 similarity >= DUPLICATE. Opposite choices: two decisions of one project, text >=
@@ -23,7 +27,8 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
-W_TEXT, W_FILES, W_TAGS = 0.8, 0.1, 0.1
+W_TEXT, W_BODY, W_FILES, W_TAGS = 0.8, 0.1, 0.1, 0.1
+BODY_FIELDS = ("rationale", "context", "problem", "solution", "symptom", "risk", "fix")
 MIN_TEXT = 0.6
 DUPLICATE = 0.8
 OPPOSITE_TEXT = 0.6
@@ -120,10 +125,29 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b)
 
 
-def similarity(a: Item, b: Item) -> tuple[float, float]:
-    """(similarity, text) of two items."""
+def body(it: Item, cache: dict[str, frozenset[str]]) -> frozenset[str]:
+    """The stems of ``it``'s text beyond its title (BODY_FIELDS), made on first use (only
+    pairs whose titles are close enough need them) and kept in ``cache`` for one run."""
+    found = cache.get(it.id)
+    if found is None:
+        from lore.index import analyze
+
+        texts = [getattr(it.record, name, "") for name in BODY_FIELDS]
+        words = " ".join(t for t in texts if isinstance(t, str) and t.strip())
+        found = cache[it.id] = frozenset(analyze.terms(words)) if words else frozenset()
+    return found
+
+
+def similarity(
+    a: Item, b: Item, bodies: dict[str, frozenset[str]] | None = None
+) -> tuple[float, float]:
+    """(similarity, text) of two items (``bodies``: a cache of their body stems)."""
     text = dice(a.stems, b.stems)
     total, weights = W_TEXT * text, W_TEXT
+    cache = {} if bodies is None else bodies
+    body_a, body_b = body(a, cache), body(b, cache)
+    if body_a and body_b:
+        total, weights = total + W_BODY * dice(body_a, body_b), weights + W_BODY
     if a.files and b.files:
         total, weights = total + W_FILES * jaccard(a.files, b.files), weights + W_FILES
     if a.tags and b.tags:
@@ -179,13 +203,14 @@ def clusters(items: list[Item]) -> list[tuple[list[Item], float]]:
     """Near-duplicate clusters (two or more items), each with its lowest similarity to the
     cluster's first (oldest) item; in the order of their first items."""
     close: dict[str, dict[str, float]] = defaultdict(dict)
+    bodies: dict[str, frozenset[str]] = {}
     for a, b in pairs(items):
         if a.negated != b.negated:
             continue
         sa, sb = a.stems, b.stems
         if 2 * len(sa & sb) < MIN_TEXT * (len(sa) + len(sb)):
             continue  # text below MIN_TEXT: not a near-duplicate whatever else they share
-        score, text = similarity(a, b)
+        score, text = similarity(a, b, bodies)
         if text >= MIN_TEXT and score >= DUPLICATE:
             close[a.id][b.id] = close[b.id][a.id] = score
     if not close:

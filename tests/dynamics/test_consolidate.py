@@ -261,3 +261,24 @@ def test_each_turned_around_decision_meets_only_its_closest_opposite(run: Run) -
         for p in now(run, "consolidate", "--kind", "contradiction")["proposals"]
     }
     assert pairs == {frozenset((use, avoid)), frozenset((again, never))}
+
+
+def test_similarity_weighs_the_text_beyond_the_title(run: Run) -> None:
+    same = [
+        made(run, "learn", "Retry flaky network calls", "--solution", "three tries, backoff"),
+        made(run, "learn", "retry the flaky network calls", "--solution", "3 tries with backoff",
+             "--force"),
+    ]  # fmt: skip
+    other = [
+        made(run, "learn", "Retry flaky database calls", "--solution", "wrap in a transaction"),
+        made(run, "learn", "retry the flaky database calls", "--solution", "pool the sessions",
+             "--force"),
+    ]  # fmt: skip
+    found = {
+        frozenset(r["id"] for r in p["records"]): p["detail"]["similarity"]
+        for p in now(run, "consolidate", "--kind", "duplicate")["proposals"]
+    }
+    # equal title stems: 0.8 x 1.0, plus 0.1 x the Dice of {backoff, three, tri} and
+    # {backoff, tri}, over 0.9
+    assert found[frozenset(same)] == round((0.8 + 0.1 * 2 * 2 / (3 + 2)) / 0.9, 4)
+    assert found[frozenset(other)] == round(0.8 / 0.9, 4)  # nothing in common below
