@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import signal
 import sys
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import closing
@@ -186,7 +187,15 @@ def _checked(
         for kind in context.kinds:  # read here once; the workers share the sets
             context.existing.ids(kind)
         _WORKER_CONTEXT = context
-        pool = multiprocessing.get_context("fork").Pool(workers, initializer=_worker_init)
+        # Workers are born with SIGTERM and SIGINT blocked, and unblock them only once
+        # _worker_init has put the default handlers back: a SIGTERM from terminate()
+        # that reached a worker still holding the parent's handler (an import stops
+        # between batches) was swallowed, and terminate() waited for it forever.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+        try:
+            pool = multiprocessing.get_context("fork").Pool(workers, initializer=_worker_init)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         results = pool.imap(_check_chunk, chunks)
     try:
         for checked in results:
@@ -202,15 +211,15 @@ def _checked(
 
 _CAN_FORK = sys.platform.startswith("linux") and hasattr(os, "sched_getaffinity")
 _WORKER_CONTEXT: LineContext | None = None
+_STOPS = {signal.SIGTERM, signal.SIGINT}
 
 
 def _worker_init() -> None:
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     # The parent's SIGTERM handler (an import stops between batches) must not survive
     # the fork: Pool.terminate() ends its workers with SIGTERM and waits for them.
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)  # blocked at fork (see _checked)
 
 
 def _check_chunk(chunk: list[tuple[int, Any]]) -> list[Checked]:
