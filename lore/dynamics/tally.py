@@ -37,11 +37,12 @@ def write_cache(path: Path, data: bytes) -> bool:
     return True
 
 
-def remember(store: Store, count: int, key: Any) -> None:
-    """Keep how many proposals a full run found, for ``lore resume``'s line."""
+def remember(store: Store, count: int, key: Any, *, at: str | None = None) -> None:
+    """Keep how many proposals a full run found (``at``: when, default now), for ``lore
+    resume``'s line."""
     import orjson
 
-    data = {"key": key, "count": count, "at": clock.now()}
+    data = {"key": key, "count": count, "at": at or clock.now()}
     write_cache(store.root.local / "dynamics" / CACHE, orjson.dumps(data))
 
 

@@ -187,4 +187,21 @@ def apply_proposals(
             )
             continue
         applied.append(apply(store, proposal, choice))
+    full = not kinds and since is None and archive_after is None
+    _recount(store, len(found), len(todo), full=full)
     return {"ok": True, "dry_run": False, "applied": applied}
+
+
+def _recount(store: Store, found: int, applied: int, *, full: bool) -> None:
+    """Keep resume's tending line true after an apply: a full run's proposals less
+    those applied, as of now; after a filtered run, the last full run's count less those
+    applied, still dated by that run (the proposals left out were not looked at)."""
+    from lore.dynamics.tally import remember, remembered, state_key
+    from lore.index.persist import open_index
+
+    if full:
+        remember(store, max(0, found - applied), state_key(open_index(store)))
+        return
+    last = remembered(store)
+    if last is not None and isinstance(last.get("count"), int):
+        remember(store, max(0, last["count"] - applied), last.get("key"), at=last.get("at"))

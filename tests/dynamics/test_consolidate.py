@@ -193,6 +193,22 @@ def test_resume_shows_the_count_the_last_consolidate_found(run: Run) -> None:
     assert "- 1 consolidation proposal as of " in run("resume", env={"LORE_NOW": NOW}).stdout
 
 
+def test_an_apply_keeps_resumes_count_true(run: Run) -> None:
+    made(run, "observe", "an old note", at=OLD)
+    made(run, "remember", "Use JSONL files for storage")
+    made(run, "remember", "use jsonl for the storage.", "--force")
+    found = {x["kind"]: x["id"] for x in now(run, "consolidate")["proposals"]}
+    assert sorted(found) == ["archive", "duplicate"]
+    first, second = found["duplicate"], found["archive"]
+    assert now(run, "resume")["tending"]["proposals"]["count"] == 2
+    now(run, "consolidate", "--apply", first)
+    tending = now(run, "resume")["tending"]
+    assert tending["proposals"] == {"count": 1, "at": tending["proposals"]["at"], "current": True}
+    now(run, "consolidate", "--apply", second, "--kind", "archive")  # a filtered run
+    assert now(run, "resume")["tending"]["proposals"]["count"] == 0
+    assert "consolidation proposal" not in run("resume", env={"LORE_NOW": NOW}).stdout
+
+
 @needs_git
 def test_a_field_two_clones_set_differently_is_named_and_settled(run: Run, tmp_path: Path) -> None:
     remote = tmp_path / "remote.git"
