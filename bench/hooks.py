@@ -204,8 +204,12 @@ def measure_ingesting(
             else:
                 shutil.copyfile(source, path)
             name = "Stop" if event == "stop" else "SessionEnd"
-            payload = {"session_id": f"bench-{event}-{i}-{time.time_ns()}",
-                       "transcript_path": str(path), "cwd": str(cwd), "hook_event_name": name}  # fmt: skip
+            payload = {
+                "session_id": f"bench-{event}-{i}-{time.time_ns()}",
+                "transcript_path": str(path),
+                "cwd": str(cwd),
+                "hook_event_name": name,
+            }
             elapsed, _ = timed([str(LORE), "hooks", "run", event], payload, env, cwd)
             if i:
                 times.append((elapsed, CPU[-1]))

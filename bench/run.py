@@ -980,8 +980,9 @@ def main(argv: list[str] | None = None) -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         report = render(bench, elapsed)
         old = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-        # bench/ui.py's, ingest.py's and hooks.py's sections are kept as they were
-        for name in ("ui-bench", "ingest-bench", "hooks-bench"):
+        # bench/ui.py's, ingest.py's, hooks.py's and dynamics.py's sections are kept as
+        # they were (mcp_section writes bench/mcp_server.py's below)
+        for name in ("ui-bench", "ingest-bench", "hooks-bench", "dynamics-bench"):
             begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
             if begin in old and end in old:
                 report += "\n" + old[old.index(begin) : old.index(end) + len(end)] + "\n"

@@ -15,7 +15,8 @@ from typing import Any, ClassVar, NamedTuple, TypeVar
 
 SCHEMA_VERSION = 1
 
-HIDDEN_STATUSES = frozenset({"retracted", "superseded"})
+HIDDEN_STATUSES = frozenset({"retracted", "superseded", "archived"})
+ARCHIVED = "archived"  # lore archive: settled, out of the default views (lore.dynamics)
 
 
 # --- storage shapes -----------------------------------------------------------------
@@ -116,10 +117,10 @@ class Record:
     """
 
     KIND: ClassVar[Kind]
-    # Fields two clones may set to different values at once (a log kind's revisions
-    # then carry the value they replaced, ``was``, and `lore validate` warns when two
-    # revisions set one differently without either having seen the other).
-    DIVERGENT: ClassVar[tuple[str, ...]] = ()
+    # Fields two clones may set to different values at once: a log kind's revisions carry
+    # the value they replaced (``was``), and ``lore.dynamics.conflicts`` names two revisions
+    # that set one differently without either having seen the other.
+    DIVERGENT: ClassVar[tuple[str, ...]] = ("status", "pinned")
 
     id: str = ""
     timestamp: str = ""
@@ -241,7 +242,13 @@ class Record:
     def hidden(self) -> bool:
         if getattr(self, "status", None) in HIDDEN_STATUSES:
             return True
-        return self.retracted
+        return self.retracted or self.archived
+
+    @property
+    def archived(self) -> bool:
+        """Moved out of the default views by ``lore archive``: status ``archived`` (kinds
+        without a ``status`` field keep it among their extra keys)."""
+        return getattr(self, "status", self.extra.get("status")) == ARCHIVED
 
     @property
     def retracted(self) -> bool:

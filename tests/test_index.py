@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lore import clock
 from lore.capture.build import build
 from lore.index import history as history_mod
 from lore.index import persist as persist_mod
@@ -268,6 +269,20 @@ def test_a_corrupt_or_old_index_is_rebuilt(store: Store, garbage: bytes) -> None
     assert load(store.root) is not None
 
 
+@pytest.mark.parametrize("older", [18, 22])  # the speed branch's lazy format, main's dynamics
+def test_an_index_of_an_older_schema_is_rebuilt_never_misread(store: Store, older: int) -> None:
+    target = add(store, "observation", "older formats are rebuilt")
+    found(store, "older")
+    data = index_path(store.root).read_bytes()
+    head = persist_mod._header()
+    assert data.startswith(head) and persist_mod.INDEX_SCHEMA not in (18, 22)
+    old_head = head.replace(f"{persist_mod.INDEX_SCHEMA} ".encode(), f"{older} ".encode(), 1)
+    index_path(store.root).write_bytes(old_head + data[len(head) :])
+    assert load(store.root) is None
+    assert found(store, "older") == [target]
+    assert index_path(store.root).read_bytes().startswith(head)
+
+
 def test_a_truncated_index_is_rebuilt(store: Store) -> None:
     target = add(store, "observation", "truncation is fine too")
     found(store, "truncation")
@@ -341,35 +356,60 @@ def test_a_failing_history_write_never_fails_a_recall(
     assert history_mod.recall_counts(store.root) == {}
 
 
-def test_the_recall_history_is_appended_and_folded(
+def test_the_use_history_is_appended_and_folded(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each recall appends one line (never a rewrite); a long log is folded into the
-    counts file, and nothing is counted twice or lost."""
-    log = history_mod.log_path(store.root)
-    assert history_mod.note_recalled(store.root, ["obs-a", "obs-b"])
-    assert history_mod.note_recalled(store.root, ["obs-a", "bad id", ""])
-    assert log.read_text() == "obs-a obs-b\nobs-a\n"
-    assert not history_mod.counts_path(store.root).exists()
-    assert history_mod.recall_counts(store.root) == {"obs-a": 2, "obs-b": 1}
-    monkeypatch.setattr(history_mod, "FOLD_BYTES", 20)
-    assert history_mod.note_recalled(store.root, ["obs-c", "obs-a"])  # 30 bytes: folded
+    """Each use appends one line (never a rewrite): recalled or injected, when, the ids; a
+    long log is folded into usage.json, and nothing is counted twice or lost."""
+    root = store.root
+    log, summary = history_mod.log_path(root), history_mod.usage_path(root)
+    monkeypatch.setenv("LORE_NOW", "2026-06-01T00:00:00Z")
+    t1 = clock.epoch("2026-06-01T00:00:00.000000Z")
+    assert history_mod.note_recalled(root, ["obs-a", "obs-b"])
+    assert history_mod.note_used(root, ["obs-a", "bad id", ""], "injected")
+    assert log.read_text() == f"r {t1!r} obs-a obs-b\ni {t1!r} obs-a\n"
+    assert not summary.exists()
+    assert history_mod.recall_counts(root) == {"obs-a": 2, "obs-b": 1}
+    use = history_mod.usage(root)["obs-a"]
+    assert (use.recalled, use.injected, use.last) == (1, 1, t1)
+    monkeypatch.setenv("LORE_NOW", "2026-06-02T00:00:00Z")
+    t2 = clock.epoch("2026-06-02T00:00:00.000000Z")
+    monkeypatch.setattr(history_mod, "FOLD_BYTES", 40)
+    assert history_mod.note_recalled(root, ["obs-c", "obs-a"])  # past 40 bytes: folded
     assert not log.exists()
-    assert orjson.loads(history_mod.counts_path(store.root).read_bytes()) == {
-        "obs-a": 3,
-        "obs-b": 1,
-        "obs-c": 1,
+    assert orjson.loads(summary.read_bytes()) == {
+        "obs-a": [2, 1, t2],
+        "obs-b": [1, 0, t1],
+        "obs-c": [1, 0, t2],
     }
-    assert history_mod.note_recalled(store.root, ["obs-b"])
-    assert log.read_text() == "obs-b\n"
-    assert history_mod.recall_counts(store.root) == {"obs-a": 3, "obs-b": 2, "obs-c": 1}
+    assert history_mod.note_recalled(root, ["obs-b"])
+    assert log.read_text() == f"r {t2!r} obs-b\n"
+    assert history_mod.recall_counts(root) == {"obs-a": 3, "obs-b": 2, "obs-c": 1}
+    assert history_mod.usage(root)["obs-b"].last == t2
+
+
+def test_an_older_recall_counts_file_is_read_once_as_recalls(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = store.root
+    root.local.mkdir(parents=True, exist_ok=True)
+    history_mod.counts_path(root).write_bytes(orjson.dumps({"obs-a": 4, "bad": "x"}))
+    assert history_mod.recall_counts(root) == {"obs-a": 4}
+    monkeypatch.setattr(history_mod, "FOLD_BYTES", 1)
+    monkeypatch.setenv("LORE_NOW", "2026-06-01T00:00:00Z")
+    t1 = clock.epoch("2026-06-01T00:00:00.000000Z")
+    assert history_mod.note_used(root, ["obs-b"], "injected")  # folded at once
+    assert orjson.loads(history_mod.usage_path(root).read_bytes()) == {
+        "obs-a": [4, 0, 0.0],
+        "obs-b": [0, 1, t1],
+    }
 
 
 def test_a_process_reads_only_the_history_appended_since(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A long-lived process (lore mcp) keeps the counts it read and reads only the lines
-    appended since; anything else (a fold, a new log, the counts file rewritten) is read
+    """A long-lived process (lore mcp) keeps the table it read and reads only the lines
+    appended since; anything else (a fold, a new log, the summary rewritten) is read
     again whole. Every answer equals a fresh reading."""
     root, log = store.root, history_mod.log_path(store.root)
 
@@ -379,26 +419,26 @@ def test_a_process_reads_only_the_history_appended_since(
             return dict(history_mod.recall_counts(root))
 
     whole: list[int] = []
-    folded = history_mod._folded
-    monkeypatch.setattr(history_mod, "_folded", lambda p: whole.append(1) or folded(p))
+    summary = history_mod._summary
+    monkeypatch.setattr(history_mod, "_summary", lambda r: whole.append(1) or summary(r))
     assert history_mod.note_recalled(root, ["obs-a", "obs-b"])
     assert history_mod.recall_counts(root) == {"obs-a": 1, "obs-b": 1} == fresh()
     assert history_mod.note_recalled(root, ["obs-a"])
     with open(log, "ab") as handle:  # another process, its line not finished yet
-        handle.write(b"obs-c obs")
+        handle.write(b"r 1.5 obs-c obs")
     before = len(whole)
     assert history_mod.recall_counts(root) == {"obs-a": 2, "obs-b": 1}
     with open(log, "ab") as handle:
-        handle.write(b"-d\n")
+        handle.write(b"-d\nnot a line\n")
     assert history_mod.recall_counts(root) == {"obs-a": 2, "obs-b": 1, "obs-c": 1, "obs-d": 1}
     assert len(whole) == before  # only the appended lines were read
     assert history_mod.recall_counts(root) == fresh()
     monkeypatch.setattr(history_mod, "FOLD_BYTES", 10)
-    assert history_mod.note_recalled(root, ["obs-e"])  # folded into the counts file
+    assert history_mod.note_recalled(root, ["obs-e"])  # folded into usage.json
     assert history_mod.recall_counts(root) == {
         "obs-a": 2, "obs-b": 1, "obs-c": 1, "obs-d": 1, "obs-e": 1
     } == fresh()  # fmt: skip
-    log.write_bytes(b"obs-z\n")  # a new log (no fold), then one that shrank in place
+    log.write_bytes(b"i 2.0 obs-z\n")  # a new log (no fold), then one that shrank in place
     assert history_mod.recall_counts(root)["obs-z"] == 1
     with open(log, "r+b") as handle:
         handle.truncate(0)

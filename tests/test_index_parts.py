@@ -134,3 +134,40 @@ def test_the_neighbour_byte_covers_every_pair_recall_passes_scores_between(
     linked = Counter(idx.nb)
     assert linked[1] >= 6 and linked[0] > 0  # the fixture has both
     assert any(signals.neighbour(idx, d, 1) >= 0 for d in range(len(idx.kinds)))
+
+
+def test_the_dynamics_columns_are_stored_and_read_lazily(store: Store) -> None:
+    """Pins, citations and file hashes (lore.dynamics' inputs) come back from the file as
+    they were written, read on first use; after records are added in memory and after a
+    compaction they still answer as a fresh build does."""
+    from lore.index.persist import Index, save
+
+    first = build("decision", "Use Postgres", {}).record
+    second = build("decision", "Index the orders", {"related_decisions": [first.id]}).record
+    third = build("observation", "pool size matters", {}).record
+    second.extra["pinned"] = True
+    third.extra["file_hashes"] = [{"path": "src/db.py", "blob": "ab" * 20, "commit": None}]
+    store.add([first, second, third])
+    save(open_index(store), store.root)
+    idx = load(store.root)
+    assert idx is not None and "pins" in idx._lazy and idx._anchors is None
+    docs = idx.find_ids({first.id, second.id, third.id})
+    assert idx.pins == {docs[second.id]}
+    assert idx.cites == {docs[second.id]: (first.id,)}
+    assert idx.cited_count(docs[first.id]) == 1 and idx.cited_max() == 1
+    assert idx.anchors_of(docs[third.id]) == (("src/db.py", "ab" * 20, None),)
+    assert idx.anchored(docs[third.id]) and not idx.anchored(docs[first.id])
+    fourth = build("decision", "Cite it again", {"related_decisions": [first.id]}).record
+    store.add([fourth])
+    store.revise(third.id, {"status": "discarded"})
+    idx = open_index(store)  # applied in memory
+    assert idx.cited_count(idx.find_ids({first.id})[first.id]) == 2 and idx.cited_max() == 2
+    idx.compact()
+    fresh = Index(str(store.path))
+    fresh.refresh(store)
+    for built in (idx, Index.loads(idx.dumps(), str(store.path)), fresh):
+        assert built is not None
+        found = built.find_ids({first.id, second.id, third.id, fourth.id})
+        assert built.pins == {found[second.id]}
+        assert built.cited_count(found[first.id]) == 2 and built.cited_max() == 2
+        assert built.anchors_of(found[third.id]) == (("src/db.py", "ab" * 20, None),)

@@ -160,7 +160,10 @@ def test_from_dict_never_raises_and_problems_name_the_fields() -> None:
         ("tags", "must be a list of strings"),
         ("name", "is required and must not be empty"),
         ("examples", "must be a list of strings"),
-        ("status", "must be one of active, retracted, superseded, deprecated (got 'zombie')"),
+        (
+            "status",
+            "must be one of active, retracted, superseded, deprecated, archived (got 'zombie')",
+        ),
         ("id", "must start with 'pat-'"),
         ("timestamp", "is not an ISO-8601 time ('yesterday')"),
         ("confidence", "must be between 0 and 1 (got 1.5)"),

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from lore.capture.build import build
+from lore.dynamics import activation
 from lore.errors import UsageError
 from lore.index import analyze, weight
 from lore.recall import ranking
@@ -109,17 +110,44 @@ def test_query_terms_drop_stop_words_and_repeats() -> None:
 # --- score components ----------------------------------------------------------------------
 
 
-def test_recency_halves_every_half_life() -> None:
-    assert ranking.recency(0) == 1.0
-    assert ranking.recency(ranking.HALF_LIFE_DAYS) == pytest.approx(0.5)
-    assert ranking.recency(2 * ranking.HALF_LIFE_DAYS) == pytest.approx(0.25)
-    assert ranking.recency(-5) == 1.0  # a clock skewed into the future is "now"
+def test_decay_halves_every_half_life_of_the_kind() -> None:
+    for kind in ("decision", "observation"):
+        half = activation.half_life(kind)
+        assert activation.decay(kind, 0) == 1.0
+        assert activation.decay(kind, half) == pytest.approx(0.5)
+        assert activation.decay(kind, 2 * half) == pytest.approx(0.25)
+        assert activation.decay(kind, -5) == 1.0  # a clock skewed into the future is "now"
+    # decisions and PITFALLs decay slowest, raw observations fastest
+    halves = activation.HALF_LIFE_DAYS
+    assert halves["decision"] == halves["anti-pattern"] == max(halves.values())
+    assert halves["observation"] == min(halves.values())
 
 
-def test_recalled_is_log_scaled_and_saturates() -> None:
-    assert ranking.recalled(0) == 0.0
-    assert 0 < ranking.recalled(1) < ranking.recalled(10) < ranking.recalled(100) == 1.0
-    assert ranking.recalled(10_000) == 1.0
+def test_use_is_log_scaled_saturates_and_counts_citations_double() -> None:
+    assert activation.use_share(0) == 0.0
+    assert 0 < activation.use_share(1) < activation.use_share(10) < 1.0
+    assert activation.use_share(activation.USE_SATURATION) == 1.0
+    assert activation.use_share(10_000) == 1.0
+    assert activation.use_share(0, cited=1) == activation.use_share(activation.CITATION_WEIGHT)
+
+
+def test_activation_is_the_documented_sum_and_a_pin_never_decays() -> None:
+    now = 1_000 * activation.DAY
+    old = now - 365 * activation.DAY
+    act = activation.score(
+        "decision", created=old, now=now, last_used=now - 5 * activation.DAY, uses=3, cited=1,
+        importance=0.9,
+    )  # fmt: skip
+    fresh = max(0.5, 0.5 ** (5 / 365))
+    assert act.value == pytest.approx(
+        activation.W_FRESH * fresh
+        + activation.W_USE * activation.use_share(3, 1)
+        + activation.W_VALUE * 0.9
+    )
+    pinned = activation.score("observation", created=1.0, now=now, pinned=True, importance=0.5)
+    assert pinned.recency < 1e-6 and pinned.value == pytest.approx(
+        activation.W_FRESH + activation.W_VALUE * 0.5
+    )
 
 
 def test_importance_orders_outcomes_and_rewards_lessons() -> None:
@@ -146,13 +174,14 @@ def test_importance_of_patterns_anti_patterns_and_failures() -> None:
 
 
 def test_blend_is_the_documented_sum() -> None:
-    parts = ranking.blend(0.5, 0.0, 0.4, True, 0)
+    act = activation.score("decision", created=1.0, now=1.0, importance=0.4)
+    parts = ranking.blend(0.5, act, True)
     assert parts["score"] == pytest.approx(
-        ranking.W_TEXT * 0.5
-        + ranking.W_RECENCY * 1.0
-        + ranking.W_IMPORTANCE * 0.4
-        + ranking.W_PROJECT
+        ranking.W_TEXT * 0.5 + ranking.W_ACTIVATION * act.value + ranking.W_PROJECT
     )
+    stale = ranking.blend(0.5, act, True, stale=True)
+    assert stale["score"] == pytest.approx(parts["score"] * ranking.STALE_FACTOR)
+    assert (parts["stale"], stale["stale"]) == (0.0, 1.0)
 
 
 def test_snippet_marks_query_terms() -> None:

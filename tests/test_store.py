@@ -227,6 +227,7 @@ def test_revise_without_reason_has_no_reason_key(
         "id": "obs-000000000001",
         "timestamp": NOW,
         "set": {"status": "promoted"},
+        "was": {"status": "raw"},
     }
 
 

@@ -5,8 +5,10 @@ in ``lore.capture.checks``, and both stay importable from here."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from lore.capture.anchors import KINDS, anchor
 from lore.capture.build import (
     Captured,
     _head_at,
@@ -41,6 +43,7 @@ def capture(
     session_id: bool | str | None = True,
     provenance: dict[str, Any] | None = None,
     extra: dict[str, Any] | None = None,
+    files_in: Path | bool = True,
 ) -> Captured:
     """Route, build, check and store one record; returns it with any warnings.
 
@@ -48,7 +51,9 @@ def capture(
     from, such as ``engram_id``); they pass the secrets gate with the rest. What lore passes
     for a record nobody typed (``lore ingest``): ``record_id`` (a stable id, refused with
     exit 6 when a record already has it), ``session_id`` (True: the current session, as for
-    any capture) and ``provenance``; they pass the same checks as the rest of the record."""
+    any capture) and ``provenance``; they pass the same checks as the rest of the record.
+    ``files_in``: the folder the files a record names are looked up in for their hashes
+    (True: the working directory; False: none, the record keeps no hashes)."""
     _head_at.cache_clear()  # HEAD may have moved since the last capture in this process
     fields = dict(fields or {})
     if not text or not text.strip():
@@ -77,6 +82,9 @@ def capture(
         record.provenance = provenance  # type: ignore[attr-defined]
     if extra:
         record.extra.update(extra)
+    if record.KIND.name in KINDS and files_in is not False:
+        # the hashes of the files it names (lore.dynamics checks them later)
+        anchor(record, cwd=None if files_in is True else files_in)
     check(record, allow_secret=allow_secret)
     check_references(store, record)
     if name == "failure":

@@ -85,6 +85,27 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
         "feedback:review_cmd",
         "List decisions pending review, or resolve one with --resolve ID --outcome O.",
     ),
+    "stale": (
+        "dynamics:stale_cmd",
+        "List records whose files changed, moved or vanished since they were captured.",
+    ),
+    "consolidate": (
+        "consolidate:consolidate_cmd",
+        "Propose merges, settlements, archives and reviews that tend the memory.",
+    ),
+    "archive": (
+        "dynamics:archive_cmd",
+        "Move settled records out of the default views (a revision: status archived).",
+    ),
+    "unarchive": (
+        "dynamics:unarchive_cmd",
+        "Bring archived records back into the default views, with the status they had.",
+    ),
+    "pin": (
+        "dynamics:pin_cmd",
+        "Pin records: their activation never decays (a revision: pinned true).",
+    ),
+    "unpin": ("dynamics:unpin_cmd", "Unpin records: their activation decays again with their age."),
     "promote-failure": (
         "feedback:promote_failure_cmd",
         'Turn recurring failures into a "PITFALL: TYPE" anti-pattern.',

@@ -29,8 +29,20 @@ pass_app = click.make_pass_decorator(App)
 @click.option(
     "--allow-secret",
     is_flag=True,
-    help="Write even if the lesson looks like it holds a credential.",
+    help="Write even if the lesson (or a new text) looks like it holds a credential.",
 )
+@click.option(
+    "--stale",
+    is_flag=True,
+    help="Walk the records whose files changed (lore stale): reconfirm, supersede, retract.",
+)
+@click.option(
+    "--reconfirm",
+    is_flag=True,
+    help="With --stale: reconfirm the records ID... without a prompt.",
+)
+@click.option("--repo", metavar="DIR", help="With --stale: the git repository to check against.")
+@click.argument("ids", nargs=-1, metavar="[ID]...")
 @json_option
 @pass_app
 def review_cmd(
@@ -41,6 +53,10 @@ def review_cmd(
     lesson: str | None,
     force: bool,
     allow_secret: bool,
+    stale: bool,
+    reconfirm: bool,
+    repo: str | None,
+    ids: tuple[str, ...],
     as_json: bool,
 ) -> None:
     """List decisions pending review, or resolve one with --resolve ID --outcome O.
@@ -53,11 +69,28 @@ def review_cmd(
     failure. The listing prints one decision per line on stdout; the hint goes to
     stderr.
 
+    With --stale: the records whose files changed since they were captured (lore
+    stale), one at a time, each answered on stdin: r reconfirm (a revision
+    recording the files' hashes as they are now), s supersede (a new record of
+    its kind, text on the next line), t retract (a reason on the next line), n
+    next, q quit; the walk ends at the end of the input. --reconfirm ID...
+    reconfirms without a prompt; --json lists them as `lore stale --json` does
+    (with --reconfirm: {"ok", "reconfirmed": [{"id", "changed", "files",
+    "record"}]}).
+
     \b
     Examples:
       lore review --days 0
       lore review --resolve dec-3f9a0c1b2d4e --outcome successful --lesson "worked"
+      lore review --stale --reconfirm dec-3f9a0c1b2d4e
     """
+    if stale:
+        if resolve_id or outcome or lesson:
+            raise click.UsageError("--stale does not go with --resolve, --outcome or --lesson")
+        _review_stale(app, list(ids), reconfirm, repo, allow_secret, as_json)
+        return
+    if reconfirm or repo or ids:
+        raise click.UsageError("--reconfirm, --repo and IDs go with --stale")
     from lore.usecases.core import review
 
     doc = review(
@@ -90,6 +123,77 @@ def review_cmd(
         echo(f"  pattern {raised['id']}: confidence {raised['from']:g} -> {raised['to']:g}")
     if doc["failure_id"] is not None:
         echo(f"  recorded failure {doc['failure_id']} (LogicError)")
+
+
+def _review_stale(
+    app: App, ids: list[str], reconfirm: bool, repo: str | None, allow_secret: bool, as_json: bool
+) -> None:
+    from lore.cli.dynamics import file_line, stale_lines
+    from lore.usecases import dynamics
+
+    if reconfirm:
+        if not ids:
+            raise click.UsageError("--reconfirm needs the ids of the records to reconfirm")
+        doc = dynamics.reconfirm(app.store, ids, repo=repo)
+        if as_json:
+            emit_json(doc)
+            return
+        for item in doc["reconfirmed"]:
+            echo(f"reconfirmed {item['id']}" if item["changed"] else f"{item['id']}: fresh")
+        return
+    if ids:
+        raise click.UsageError("IDs go with --reconfirm")
+    doc = dynamics.stale(app.store, repo=repo)
+    if as_json:
+        emit_json(doc)
+        return
+    if not doc["stale"]:
+        note(f"nothing stale: {doc['checked']} records with file hashes checked")
+        return
+    import sys
+
+    def ask(prompt: str) -> str | None:
+        click.echo(prompt, err=True, nl=False)
+        line = sys.stdin.readline()
+        if not sys.stdin.isatty():  # a piped answer: shown, so the transcript reads well
+            click.echo(line.strip() if line else "(end of input)", err=True)
+        return None if not line else line.strip()
+
+    done = 0
+    for item in doc["stale"]:
+        echo(stale_lines({"stale": [item]})[0])
+        for f in item["files"]:
+            echo(file_line(f))
+        while True:
+            answer = ask("[r]econfirm, [s]upersede, re[t]ract, [n]ext, [q]uit? ")
+            if answer is None or answer.lower() in ("q", "quit"):
+                note(f"stopped; {done} changed")
+                return
+            choice = answer.lower()[:1]
+            if choice == "r":
+                dynamics.reconfirm(app.store, [item["id"]], repo=repo)
+                echo(f"reconfirmed {item['id']}")
+            elif choice == "s":
+                text = ask("new text: ")
+                if not text:
+                    note("no text: nothing superseded")
+                    continue
+                made = dynamics.supersede(app.store, item["id"], text, allow_secret=allow_secret)
+                echo(f"superseded {item['id']} by {made['new']}")
+            elif choice == "t":
+                from lore.usecases.core import retract
+
+                why = ask("reason (optional): ")
+                retract(app.store, item["id"], reason=why or None, allow_secret=allow_secret)
+                echo(f"retracted {item['id']}")
+            elif choice == "n":
+                break
+            else:
+                note("answer r, s, t, n or q")
+                continue
+            done += 1
+            break
+    note(f"done; {done} changed")
 
 
 @click.command(name="promote-failure")

@@ -33,8 +33,15 @@ def _snapshot(app: App) -> Any:
     return open_graph(app.store, one_shot=one_shot())
 
 
+# Statuses of records that are no live advice: a graph view still shows them (the graph
+# keeps the history) with the status in brackets.
+NOT_LIVE = frozenset({"superseded", "archived", "promoted", "deprecated"})
+
+
 def _node_line(node: dict[str, Any], extra: str = "") -> str:
-    return f"{node['type']} {node['id']}  {node.get('label', '')}{extra}".rstrip()
+    status = node.get("status")
+    mark = f"  [{status}]" if status in NOT_LIVE else ""
+    return f"{node['type']} {node['id']}  {node.get('label', '')}{mark}{extra}".rstrip()
 
 
 def _nodes(doc: list[dict[str, Any]], empty: str, fmt: Any = None) -> None:

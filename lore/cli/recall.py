@@ -49,8 +49,8 @@ def _line(item: dict[str, Any], *, score: bool = False) -> str:
 
 def marker(item: dict[str, Any]) -> str:
     """What a result's state says about trusting it, in brackets (``""`` for none): a
-    pattern's flag and reason, a record retracted, superseded, deprecated or discarded,
-    an observation promoted to another record."""
+    pattern's flag and reason, a record retracted, superseded, deprecated, discarded or
+    archived, an observation promoted to another record."""
     from lore.components.patterns import flag_summary, flag_text
 
     notes = []
@@ -68,6 +68,9 @@ def marker(item: dict[str, Any]) -> str:
         notes.append(f"discarded: {why}" if why else "discarded")
     elif status == "promoted" and item.get("type") == "observation":
         notes.append(f"promoted to {item.get('promoted_to')}")
+    elif status == "archived":
+        when = str(item.get("archived_at") or "")[:10]
+        notes.append(f"archived {when}" if when else "archived")
     if item.get("type") == "pattern":
         flagged = item.get("flagged") if "flagged" in item else flag_summary(item.get("flags"))
         if flagged:
@@ -309,6 +312,8 @@ def _recall(text: str, found: list[Any], explain: bool, named: list[str] | None)
         head = style(f"{item['type']} {item['id']}", bold=True)
         mark = marker(item)
         echo(f"{item['score']:.2f}  {head}  {title}{'  ' + mark if mark else ''}")
+        if hit.stale:
+            echo(style(f"      [stale: {', '.join(hit.stale)} changed since]", fg="yellow"))
         if hit.snippet:
             echo(style(f"      {hit.snippet}", dim=True))
         if explain:

@@ -20,6 +20,7 @@ class Evidence(Record):
         title="content",
         search=("content", "provenance", "tags"),
     )
+    DIVERGENT = ("confidence", "status", "pinned")
 
     content: str = text(required=True)
     provenance: str = ""

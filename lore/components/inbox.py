@@ -8,7 +8,7 @@ from typing import Any
 from lore.components.provenance import provenance_field
 from lore.model import Kind, Log, Record, ref, register, text
 
-STATUSES = ("raw", "promoted", "discarded")
+STATUSES = ("raw", "promoted", "discarded", "archived")
 
 
 @register

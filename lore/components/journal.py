@@ -19,7 +19,7 @@ TYPES = (
     "refactor",
     "other",
 )
-STATUSES = ("active", "retracted", "superseded")
+STATUSES = ("active", "retracted", "superseded", "archived")
 
 
 @register
@@ -33,7 +33,7 @@ class Decision(Record):
         title="decision",
         search=("decision", "rationale", "alternatives", "lesson_learned", "entities", "tags"),
     )
-    DIVERGENT = ("outcome",)
+    DIVERGENT = ("outcome", "status", "type", "pinned")
 
     decision: str = text(required=True)
     rationale: str = ""

@@ -17,8 +17,8 @@ from lore.model import HIDDEN_STATUSES, Dir, Kind, Record, ref, register, text, 
 
 EVENTS_FILE = "pattern-events.jsonl"
 EVENT_TYPES = ("validate", "flag")
-STATUSES = ("active", "retracted", "superseded", "deprecated")
-ANTI_STATUSES = ("active", "retracted", "superseded")
+STATUSES = ("active", "retracted", "superseded", "deprecated", "archived")
+ANTI_STATUSES = ("active", "retracted", "superseded", "archived")
 SEVERITIES = ("low", "medium", "high", "critical")
 # Most urgent first (0); goals' priorities use the same four levels.
 SEVERITY_RANK = {name: rank for rank, name in enumerate(reversed(SEVERITIES))}

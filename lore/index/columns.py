@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import marshal
 from array import array
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -43,8 +44,10 @@ DEDUPE_KINDS = ("decision", "pattern", "anti-pattern")  # as lore.capture checks
 # static importance, a decision's resume weight, weighted length, the creation line's
 # byte offset and length (logs; -1 for documents), the failure group (error type) code,
 # the session_id code and the context code (the session_id, else the record's tags;
-# recall's neighbours share it), and the two keys resume orders a kind by (``fa``,
-# ``fb``: see ``write.rank_keys``).
+# recall's neighbours share it), the two keys resume orders a kind by (``fa``,
+# ``fb``: see ``write.rank_keys``), and lore.dynamics' inputs: citations by live records
+# (``cit``), a decision's citations in its resume weight (``cw``), and where the record's
+# file hashes sit in the index file (``ao`` offset, -1: none; ``al`` length).
 _ARRAYS = {
     "ts": "d",
     "proj": "I",
@@ -58,6 +61,10 @@ _ARRAYS = {
     "ctx": "I",
     "fa": "d",
     "fb": "d",
+    "cit": "I",
+    "cw": "f",
+    "ao": "q",
+    "al": "I",
 }
 _NOT = bytes([1] + [0] * 255)  # translate table: 0 -> 1, anything else -> 0
 BLANKET_MIN_RECORDS = 3  # as lore.index.tagwords counts a project's blanket tags
@@ -81,6 +88,8 @@ class Columns:
     facts: dict[int, tuple[Any, ...]] = Lazy()  # type: ignore[assignment]  # for resume
     tags: dict[str, Any] = Lazy()  # type: ignore[assignment]
     dead: set[int] = Lazy()  # type: ignore[assignment]
+    pins: set[int] = Lazy()  # type: ignore[assignment]  # pinned records (never decaying)
+    cites: dict[int, tuple[str, ...]] = Lazy()  # type: ignore[assignment]  # ids each cites
 
     def __init__(self, root: str) -> None:
         self.root = root
@@ -99,6 +108,9 @@ class Columns:
         # 1: the record before or after it has its kind, project and (non-empty) context,
         # so recall may pass scores between them (``lore.recall.signals.neighbour``)
         self.nb = bytearray()
+        # lore.dynamics: 1 if the record carries file hashes of files inside a repository (bit 1)
+        # or outside any (bit 2)
+        self.anch = bytearray()
         self.ts = array("d")
         self.proj = array("I")
         self.imp = array("f")
@@ -111,6 +123,18 @@ class Columns:
         self.ctx = array("I")
         self.fa = array("d")
         self.fb = array("d")
+        # lore.dynamics: ``cit``: how many live records cite each record, worked out when
+        # the index is written (valid while ``cit_valid``; after a change in memory,
+        # ``cited_count`` counts afresh from ``cites``); ``cw``: a decision's citations in
+        # its resume weight (W_DECISION_USE); ``ao``, ``al``: where each record's file
+        # hashes start in the index file (-1: none) and their length.
+        self.cit = array("I")
+        self.cw = array("f")
+        self.ao = array("q")
+        self.al = array("I")
+        self.cit_valid = True
+        self.cit_max = 0
+        self._cited: dict[str, int] | None = None
         self.projects = [None]
         self.groups = [""]
         self.sessions = [None]
@@ -120,6 +144,12 @@ class Columns:
         self.replaced = {}
         self.facts = {}
         self.tags = {}
+        self.pins = set()
+        self.cites = {}
+        # the file hashes a record was captured with ((path, blob, commit), ...), read
+        # from the file (``_anchors_raw``) on first use
+        self._anchors: dict[int, tuple[tuple[Any, ...], ...]] | None = {}
+        self._anchors_raw: Any = b""
         self._entities: dict[str, Any] | None = {}  # entity -> records, like tags
         self._entities_raw: Any = None  # marshalled, read on first use (only the timeline)
         self._vocab = Vocab.empty()  # term -> where its postings sit in the blob
@@ -155,6 +185,7 @@ class Columns:
         self.flags = bytearray(self.flags)
         self.asks = bytearray(self.asks)
         self.nb = bytearray(self.nb)
+        self.anch = bytearray(self.anch)
         for name, code in _ARRAYS.items():
             setattr(self, name, _unpack(getattr(self, name), code))
 
@@ -217,6 +248,106 @@ class Columns:
     def project_sizes(self) -> dict[int, int]:
         """How many live records each project code has."""
         return self.aggregates().sizes
+
+    @property
+    def anchors(self) -> dict[int, tuple[tuple[Any, ...], ...]]:
+        """Record number -> its file hashes (every record's, read from the file at once)."""
+        if self._anchors is None:
+            ao, al, raw = self.ao, self.al, self._anchors_raw
+            self._anchors = {
+                d: marshal.loads(raw[ao[d] : ao[d] + al[d]])
+                for d in range(len(self.anch))  # (a record being added has none yet)
+                if self.anch[d] and ao[d] >= 0
+            }
+        return self._anchors
+
+    @anchors.setter
+    def anchors(self, value: dict[int, tuple[tuple[Any, ...], ...]]) -> None:
+        self._anchors = value
+
+    def anchors_of(self, doc: int) -> tuple[tuple[Any, ...], ...]:
+        """One record's file hashes, read alone (``ao``, ``al``: where in the file)."""
+        if self._anchors is not None:
+            return self._anchors.get(doc, ())
+        at = self.ao[doc]
+        return marshal.loads(self._anchors_raw[at : at + self.al[doc]]) if at >= 0 else ()
+
+    def packed_anchors(self) -> bytes:
+        """The file hashes of every live record, one marshalled tuple after another, with
+        the ``ao`` and ``al`` columns set to where each one is (before writing the index)."""
+        anchors = self.anchors
+        self.ao = array("q", [-1]) * len(self.kinds)
+        self.al = array("I", bytes(4 * len(self.kinds)))
+        chunks, at = [], 0
+        for doc in sorted(anchors):
+            if doc in self.dead:
+                continue
+            chunk = marshal.dumps(anchors[doc])
+            self.ao[doc], self.al[doc] = at, len(chunk)
+            chunks.append(chunk)
+            at += len(chunk)
+        return b"".join(chunks)
+
+    def has_anchors(self) -> bool:
+        """Whether any record carries file hashes, without reading them."""
+        if self._anchors is None:
+            return len(self._anchors_raw) > 0
+        return bool(self._anchors)
+
+    def anchored(self, doc: int, *, in_repo: bool = True) -> bool:
+        """Whether the record ``doc`` carries file hashes (a byte: nothing is unmarshalled);
+        ``in_repo`` False: only those of files outside any repository count."""
+        return bool(self.anch[doc] & (3 if in_repo else 2))
+
+    def cited_by_id(self) -> dict[str, int]:
+        """How many live records cite each id, counted from ``cites``."""
+        if self._cited is None:
+            counts: Counter[str] = Counter()
+            dead = self.dead
+            for doc, targets in self.cites.items():
+                if doc not in dead:
+                    counts.update(set(targets))
+            self._cited = dict(counts)
+        return self._cited
+
+    def cited_count(self, doc: int) -> int:
+        """How many live records cite the record ``doc``."""
+        if self.cit_valid:
+            return self.cit[doc]
+        return self.cited_by_id().get(self.id_of(doc), 0)
+
+    def cited_max(self) -> int:
+        """The most citations any record has (a bound for ranking)."""
+        if self.cit_valid:
+            return self.cit_max
+        return max(self.cited_by_id().values(), default=0)
+
+    def count_citations(self) -> None:
+        """Work out the ``cit`` column again (before the index is written), and each
+        decision's citations in its resume weight: ``cw``, which ``dw`` includes (so resume
+        reads one column, as before citations counted)."""
+        from lore.index.weight import W_DECISION_USE, use_share
+
+        if isinstance(self.dw, memoryview):  # still a read-only view of the file
+            self._thaw()
+        counts = self.cited_by_id()
+        column = array("I", bytes(4 * len(self.kinds)))
+        weights = array("f", bytes(4 * len(self.kinds)))
+        if counts:
+            by_id = self.by_id()
+            decision = SEARCH_KINDS.index("decision")
+            for rid, n in counts.items():
+                doc = by_id.get(rid)
+                if doc is not None:
+                    column[doc] = n
+                    if self.kinds[doc] == decision:
+                        weights[doc] = W_DECISION_USE * use_share(0, n)
+        dw, old = self.dw, self.cw
+        for doc in {d for d, w in enumerate(old) if w} | {d for d, w in enumerate(weights) if w}:
+            dw[doc] += weights[doc] - old[doc]
+        self.cit, self.cw = column, weights
+        self.cit_max = max(counts.values(), default=0)
+        self.cit_valid = True
 
     @property
     def size(self) -> int:

@@ -20,7 +20,9 @@ from lore.index.vocab import pack as pack_vocab
 from lore.paths import DataRoot
 from lore.store.core import Store
 
-INDEX_SCHEMA = 18
+# 23: lore.dynamics' columns (pins, citations, file hashes) in the lazily read format;
+# every index written before (18 on the speed branch, 22 on main) is rebuilt.
+INDEX_SCHEMA = 23
 # Attributes marshalled in regions of their own and read on first use (resume never reads
 # the tags, recall never the facts).
 LAZY = (
@@ -34,6 +36,8 @@ LAZY = (
     "facts",
     "tags",
     "dead",
+    "pins",
+    "cites",
 )
 MAGIC = b"LOREIDX\x00"
 # Records re-indexed since the file was written before a read rewrites the file: until
@@ -73,6 +77,8 @@ class Index(Refreshable):
     """
 
     def dumps(self) -> bytes:
+        if not self.cit_valid:
+            self.count_citations()
         chunks: list[bytes] = []
         entries: list[tuple[str, int, int, int, int]] = []
         offset = 0
@@ -103,6 +109,7 @@ class Index(Refreshable):
             ("time_order", by_time),
             *pack_vocab(entries).items(),
             ("entities", marshal.dumps({k: _packed(v) for k, v in self.entities.items()})),
+            ("anchors", self.packed_anchors()),
             *zip(("ids", "ids_at"), self._ids.tobytes()),
             *zip(("titles", "titles_at"), self._titles.tobytes()),
             ("kinds", bytes(self.kinds)),
@@ -110,6 +117,7 @@ class Index(Refreshable):
             ("flags", bytes(self.flags)),
             ("asks", bytes(self.asks)),
             ("nb", bytes(self.nb)),
+            ("anch", bytes(self.anch)),
             *((name, getattr(self, name).tobytes()) for name in _ARRAYS),
             *((f"lazy:{name}", self._marshalled(name)) for name in LAZY),
         ):
@@ -126,6 +134,7 @@ class Index(Refreshable):
             "aggregates": self.aggregates().state(),
             "ordered": len(self.kinds),
             "blanket": sorted(self.blanket_contexts()),
+            "cit_max": self.cit_max,
             "blob": offset,
             "build": self.build,
         }
@@ -183,11 +192,13 @@ class Index(Refreshable):
             index.flags = column("flags")  # type: ignore[assignment]
             index.asks = column("asks")  # type: ignore[assignment]
             index.nb = column("nb")  # type: ignore[assignment]
+            index.anch = column("anch")  # type: ignore[assignment]
             for name, code in _ARRAYS.items():
                 setattr(index, name, column(name, code))
             for name in LAZY:
                 del index.__dict__[name]  # read from the file on first use
                 index._lazy[name] = column(f"lazy:{name}")
+            index.cit_max = meta["cit_max"]
             index.build = meta["build"]
             index.blob = view[base + meta["columns"] :]
             index._vocab = Vocab(
@@ -198,10 +209,12 @@ class Index(Refreshable):
                 column("vocab_mindl", "I"),
             )
             index._entities, index._entities_raw = None, column("entities")
+            index._anchors, index._anchors_raw = None, column("anchors")
+            index.cit_valid = True
             index._titles = Packed(column("titles"), column("titles_at", "I"))
             index._frozen = True
             n = len(index.kinds)
-            columns = (*_ARRAYS, "hidden", "flags", "asks", "nb")
+            columns = (*_ARRAYS, "hidden", "flags", "asks", "nb", "anch")
             if not all(len(getattr(index, c)) == n for c in columns):
                 return None
             if len(index._ids) != n or len(index._titles) != n:

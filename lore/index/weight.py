@@ -18,6 +18,21 @@ VALIDATIONS_SATURATION = 10
 FAILURE_BASE = 0.3  # a one-off failure; ten or more of its type reach 1.0
 FAILURE_SATURATION = 10
 NEUTRAL_IMPORTANCE = 0.5
+# The activation model's use share (lore.dynamics.activation), kept here because its
+# citations part is static and the index keeps it per record.
+USE_SATURATION = 20  # uses for the full share
+CITATION_WEIGHT = 2  # a citation by a later record counts as two uses
+# What a decision's citations add to its resume weight (lore.sessions.resume: 0.5 x the
+# activation model's use weight 0.2), kept per decision in the index's ``cw`` column.
+W_DECISION_USE = 0.10
+
+
+def use_share(uses: int, cited: int = 0) -> float:
+    """min(1, ln(1 + uses + CITATION_WEIGHT * cited) / ln(1 + USE_SATURATION))."""
+    total = max(uses, 0) + CITATION_WEIGHT * max(cited, 0)
+    if total <= 0:
+        return 0.0
+    return min(1.0, math.log1p(total) / math.log1p(USE_SATURATION))
 
 
 def importance(kind: str, state: Mapping[str, Any]) -> float:

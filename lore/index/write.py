@@ -77,6 +77,11 @@ class Writable(Columns):
         self.imp.append(weight.importance(kind.name, record.__dict__))
         self.dw.append(decision_weight(record.__dict__) if kind.name == "decision" else 0.0)
         self.dl.append(length)
+        self.cit.append(0)
+        self.cw.append(0.0)
+        self.ao.append(-1)  # where its file hashes are in the file: set when it is written
+        self.al.append(0)
+        self.cit_valid = False
         self.off.append(span[0])
         self.ln.append(span[1])
         group = getattr(record, "error_type", "") if kind.name == "failure" else ""
@@ -107,6 +112,21 @@ class Writable(Columns):
         facts = _facts(record)
         if facts is not None:
             self.facts[doc] = facts
+        extra = record.extra
+        anchors = _anchors(extra.get("file_hashes")) if extra else ()
+        if extra and extra.get("pinned") is True:
+            self.pins.add(doc)
+        if anchors:
+            self.anchors[doc] = anchors
+        # 1: a file inside a repository (a relative path), 2: one outside any (absolute)
+        self.anch.append(
+            (1 if any(not a[0].startswith("/") for a in anchors) else 0)
+            | (2 if any(a[0].startswith("/") for a in anchors) else 0)
+        )
+        cites = _cites(record)
+        if cites:
+            self.cites[doc] = cites
+            self._cited = None
         if self._by_id is not None:
             self._by_id[record.id] = doc
         agg.add(self, doc, 1)
@@ -124,6 +144,8 @@ class Writable(Columns):
         agg = self.aggregates()
         self.dead.add(doc)
         agg.add(self, doc, -1)
+        self.cit_valid = False
+        self._cited = None
         self._blanket = None
         self._docs = {}
         self._hidden_docs = None
@@ -151,13 +173,16 @@ class Writable(Columns):
         self.hidden = bytearray(self.hidden[d] for d in keep)
         self.flags = bytearray(self.flags[d] for d in keep)
         self.asks = bytearray(self.asks[d] for d in keep)
+        self.anch = bytearray(self.anch[d] for d in keep)
         for name, code in _ARRAYS.items():
             column = getattr(self, name)
             setattr(self, name, array(code, (column[d] for d in keep)))
         self.nb = linked_neighbours(self)  # new neighbours, once the dead are gone
-        for name in ("revs", "files", "replaced", "facts"):
+        for name in ("revs", "files", "replaced", "facts", "cites", "anchors"):
             mapping = getattr(self, name)
             setattr(self, name, {remap[d]: v for d, v in mapping.items() if remap[d] >= 0})
+        self.pins = {remap[d] for d in self.pins if remap[d] >= 0}
+        self._cited = None
         fresh: dict[str, array] = {}
         for term in self.vocabulary():
             column = self.postings_of(term)
@@ -209,17 +234,20 @@ DECISION_TYPE_WEIGHT = {
     "other": 0.3,
 }
 W_DECISION_TYPE, W_DECISION_OUTCOME, W_DECISION_SPEC = 0.25, 0.25, 0.20
+# The importance part of resume's activation term (lore.sessions.resume: 0.5 x the
+# activation model's 0.4), static like the rest: kept here so resume adds it for nothing.
+W_DECISION_VALUE = 0.20
 
 
 def decision_weight(state: dict[str, Any]) -> float:
     """The part of a decision's resume rank its own fields decide (kept in the index):
-    W_DECISION_TYPE * type weight + W_DECISION_OUTCOME * importance (outcome, lesson)
-    + W_DECISION_SPEC * spec_quality."""
+    W_DECISION_TYPE * type weight + (W_DECISION_OUTCOME + W_DECISION_VALUE) * importance
+    (outcome, lesson) + W_DECISION_SPEC * spec_quality."""
     kind = DECISION_TYPE_WEIGHT.get(str(state.get("type")), DECISION_TYPE_WEIGHT["other"])
     spec = max(0.0, min(1.0, weight.number(state.get("spec_quality"), 0.0)))
     return (
         W_DECISION_TYPE * kind
-        + W_DECISION_OUTCOME * weight.importance("decision", state)
+        + (W_DECISION_OUTCOME + W_DECISION_VALUE) * weight.importance("decision", state)
         + W_DECISION_SPEC * spec
     )
 
@@ -273,6 +301,53 @@ def rank_keys(record: Record) -> tuple[float, float]:
         ended = _text(state.get("ended_at")) or _text(state.get("timestamp"))
         return (clock.epoch(ended), 0.0)
     return (0.0, 0.0)
+
+
+# Reference fields that are not citations: a replacement or a contradiction does not make
+# the record it names more alive.
+NOT_CITATIONS = frozenset({"supersedes", "superseded_by", "contradicts", "inverted_to"})
+_REF_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _cites(record: Record) -> tuple[str, ...]:
+    """The ids ``record`` cites (its reference fields but NOT_CITATIONS), once each."""
+    cls = type(record)
+    names = _REF_FIELDS.get(cls)
+    if names is None:
+        import dataclasses
+
+        names = _REF_FIELDS[cls] = tuple(
+            f.name
+            for f in dataclasses.fields(cls)
+            if f.metadata.get("ref") and f.name not in NOT_CITATIONS
+        )
+    found: dict[str, None] = {}
+    for name in names:
+        value = getattr(record, name, None)
+        if isinstance(value, str) and value:
+            found[value] = None
+        elif isinstance(value, list):
+            found.update((v, None) for v in value if isinstance(v, str) and v)
+    found.pop(record.id, None)
+    return tuple(found)
+
+
+def _anchors(value: Any) -> tuple[tuple[Any, ...], ...]:
+    """A record's ``file_hashes`` as ``((path, blob, commit), ...)`` (marshal-safe)."""
+    if not isinstance(value, list):
+        return ()
+    out = []
+    for item in value:
+        if isinstance(item, dict) and isinstance(item.get("path"), str) and item["path"]:
+            blob, commit = item.get("blob"), item.get("commit")
+            out.append(
+                (
+                    item["path"],
+                    blob if isinstance(blob, str) else None,
+                    commit if isinstance(commit, str) else None,
+                )
+            )
+    return tuple(out)
 
 
 def _replacement(record: Record) -> str | None:

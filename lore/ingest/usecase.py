@@ -279,6 +279,7 @@ def _context(path: Path, session: Any, dry_run: bool) -> Any:
         project=_project(session.cwd),
         base=_base(session.cwd),
         dry_run=dry_run,
+        cwd=session.cwd,
     )
 
 

@@ -32,6 +32,7 @@ class Context(NamedTuple):
     project: str | None
     base: Path | None  # edited files are named relative to it
     dry_run: bool
+    cwd: str | None = None  # where the session ran: the files its records name are there
 
 
 class Written(NamedTuple):
@@ -41,6 +42,15 @@ class Written(NamedTuple):
     candidates: list[str]
     withheld: list[dict[str, str]]  # records the secrets gate (or a check) refused
     rule_of_three: list[dict[str, Any]]
+
+
+def _files_in(ctx: Context) -> Path | bool:
+    """Where the files a record names are looked up for their hashes: the folder the
+    session ran in, or nowhere (False) when it is not on this machine (never the folder
+    ``lore ingest`` happens to run in: another repository's ``src/db.py``)."""
+    if ctx.cwd and Path(ctx.cwd).is_dir():
+        return Path(ctx.cwd)
+    return False
 
 
 def failure_id(ctx: Context, key: str) -> str:
@@ -117,6 +127,7 @@ def _capture_failure(
         session_id=ctx.lore_session,
         provenance=make(ctx.transcript, ctx.session, *entry["lines"]),
         extra=extra,
+        files_in=_files_in(ctx),
     ).record
     return rule_of_three(store, record)
 
@@ -157,6 +168,7 @@ def write_candidates(
                 record_id=oid,
                 session_id=ctx.lore_session,
                 provenance=make(ctx.transcript, ctx.session, *event.lines),
+                files_in=_files_in(ctx),
             )
         except DuplicateError:
             continue

@@ -28,6 +28,10 @@ TOOL_NAMES = (
     "timeline",
     "inbox",
     "ingest",
+    "stale",
+    "consolidate",
+    "archive",
+    "pin",
 )
 RESOURCES = ("lore://resume", "lore://record/{id}")
 PROMPTS = ("start-session",)

@@ -12,7 +12,7 @@ from lore import clock, timeexpr
 from lore.errors import UsageError
 from lore.index import analyze, weight
 from lore.index.columns import SEARCH_KINDS
-from lore.index.history import note_recalled, recall_counts
+from lore.index.history import note_recalled
 from lore.index.persist import Index, open_index
 from lore.model import Record, kind_class
 from lore.recall import intent, ranking, signals
@@ -20,6 +20,7 @@ from lore.store.core import Store
 from lore.timeexpr import Window
 
 DEFAULT_LIMIT = 10
+_MARGIN = 1e-9  # what pruning allows for rounding (scores are sums of a few floats)
 
 
 @dataclass
@@ -29,9 +30,12 @@ class Hit:
     parts: dict[str, float] = field(default_factory=dict)
     snippet: str = ""
     title: str = ""  # the title as text output shows it (paths relative to the repository)
+    stale: list[str] = field(default_factory=list)  # its files that changed since capture
 
     def to_dict(self, *, explain: bool = False) -> dict[str, Any]:
         out = result_dict(self.record, self.score)
+        if self.stale:
+            out["stale"] = self.stale
         if explain:
             out["explain"] = {k: round(v, 4) for k, v in self.parts.items()}
         return out
@@ -94,6 +98,7 @@ class Ranked:
     doc: int
     score: float
     parts: dict[str, float]
+    stale: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -255,9 +260,7 @@ def _pruned(
         factor *= 1.0 + signals.WINDOW_BOOST
     if boost:
         factor *= 1.0 + signals.KIND_BOOST
-    times = recall_counts(store.root)
-    others = ranking.W_RECENCY + ranking.W_IMPORTANCE + ranking.W_PROJECT
-    others += ranking.W_RECALLED * ranking.recalled(max(times.values(), default=0))
+    others = besides_text(store, idx)
     matched: set[str] = set()
 
     def evaluate(only: set[int]) -> tuple[list[Ranked], dict[int, float]]:
@@ -274,6 +277,22 @@ def _pruned(
     return found[0], found[1], matched
 
 
+def besides_text(store: Store, idx: Index) -> float:
+    """The most any record's score can hold besides its text (``lore.recall.ranking``):
+    W_ACTIVATION x the largest activation a record of this store can have (freshness and
+    importance at most 1 each; use at most the share of the most used id here and the most
+    cited record) + W_PROJECT. Staleness and hiding only multiply a score by less than 1,
+    and keeping a record below its replacement only lowers it, so no score is above its
+    text part plus this."""
+    from lore.dynamics import activation as model
+    from lore.index.history import usage
+
+    top_use = max((u.total for u in usage(store.root).values()), default=0)
+    share = model.use_share(top_use, idx.cited_max())
+    most = model.W_FRESH * 1.0 + model.W_USE * share + model.W_VALUE * 1.0
+    return ranking.W_ACTIVATION * most + ranking.W_PROJECT
+
+
 def _score(
     store: Store,
     idx: Index,
@@ -286,65 +305,144 @@ def _score(
 ) -> list[Ranked]:
     """Blend the components (``lore.recall.ranking``) for the records that can make the top.
 
-    Pruning is exact. Every component but relevance adds at most its weight, so once the
-    best ``limit`` records by text have a score, a record whose relevance plus the other
-    weights is below the ``limit``-th of those cannot make the top; likewise the recall
-    history (the only part that needs a record's id) is looked up only for records close
-    enough to the top to be moved by it. With --all nothing is pruned: demoting
-    superseded records below their replacements can reorder the top.
+    Pruning is exact. The ``limit`` best records by text get their full score first; the
+    ``limit``-th of those is a floor no pruned record could have passed, because every
+    other component adds at most its weight (activation at most 1) and staleness only
+    lowers a score. The parts of activation that need a record's id (its use on this
+    machine, the records citing it) are looked up only for records whose score without
+    them, plus the most they could add, still reaches that floor. With --all nothing is
+    pruned: demoting superseded records below their replacements can reorder the top.
     """
+    from lore.dynamics import activation as model
+    from lore.index.history import usage
+
     top_text = max(text.values())
     now = clock.parse_timestamp(clock.now()).timestamp()
-    times = recall_counts(store.root)
+    used = usage(store.root)
     failure = SEARCH_KINDS.index("failure")
     kinds, imp, ts, grp, proj = idx.kinds, idx.imp, idx.ts, idx.grp, idx.proj
+    pins = idx.pins
     code = idx.project_code(here) if here else -1
     tagged = idx.tagged(here) if here else set()
-    without_history = ranking.without_history
+    halves = [model.half_life(kind) * model.DAY for kind in SEARCH_KINDS]
+    w_act, w_fresh, w_value = ranking.W_ACTIVATION, model.W_FRESH, model.W_VALUE
+    checker = _Stale(store, idx, here) if idx.has_anchors() else None
 
-    def components(d: int) -> tuple[float, float, float, bool]:
-        own = weight.failure_importance(idx.group_count(grp[d])) if kinds[d] == failure else imp[d]
-        age = (now - ts[d]) / 86400.0 if ts[d] else 1e6
-        return text[d] / top_text, age, own, proj[d] == code or d in tagged
+    def own(d: int) -> float:
+        return weight.failure_importance(idx.group_count(grp[d])) if kinds[d] == failure else imp[d]
+
+    def recency(d: int) -> float:
+        return 0.5 ** (max(now - ts[d], 0.0) / halves[kinds[d]]) if ts[d] else 0.0
 
     def base(d: int) -> float:
-        own = weight.failure_importance(idx.group_count(grp[d])) if kinds[d] == failure else imp[d]
-        age = (now - ts[d]) / 86400.0 if ts[d] else 1e6
-        return without_history(text[d] / top_text, age, own, proj[d] == code or d in tagged)
+        """The score without the parts that need the id (use, citations, staleness)."""
+        fresh = 1.0 if d in pins else recency(d)
+        mine = proj[d] == code or d in tagged
+        return (
+            ranking.W_TEXT * text[d] / top_text
+            + w_act * (w_fresh * fresh + w_value * own(d))
+            + ranking.W_PROJECT * mine
+        )
 
-    history = ranking.W_RECALLED * ranking.recalled(max(times.values(), default=0))
+    def activation(d: int) -> model.Activation:
+        rid = idx.id_of(d)
+        use = used.get(rid)
+        return model.score(
+            SEARCH_KINDS[kinds[d]],
+            created=ts[d],
+            now=now,
+            last_used=use.last if use else 0.0,
+            uses=use.total if use else 0,
+            cited=idx.cited_count(d),
+            importance=own(d),
+            pinned=d in pins,
+        )
+
+    def parts(d: int) -> dict[str, float]:
+        mine = proj[d] == code or d in tagged
+        stale = checker is not None and bool(checker.stale(d))
+        found = ranking.blend(text[d] / top_text, activation(d), mine, stale)
+        if idx.hidden[d]:
+            found["hidden_factor"] = ranking.HIDDEN_FACTOR
+            found["score"] *= ranking.HIDDEN_FACTOR
+        return found
+
+    totals: dict[int, dict[str, float]] = {}
+
+    def total(d: int) -> float:
+        found = totals.get(d)
+        if found is None:
+            found = totals[d] = parts(d)
+        return found["score"]
+
     prune = limit > 0 and not show_hidden and len(text) > limit
     pool: list[int] = list(text)
     if prune:
         kth_text = sorted(text.values(), reverse=True)[limit - 1]
-        firsts = sorted((base(d) for d, v in text.items() if v >= kth_text), reverse=True)
-        others = ranking.W_RECENCY + ranking.W_IMPORTANCE + ranking.W_PROJECT
-        floor = (firsts[limit - 1] - others - history) / ranking.W_TEXT * top_text
-        pool = [d for d, v in text.items() if v >= floor]
-    scores = {d: base(d) for d in pool}
-    if prune:
-        bar = sorted(scores.values(), reverse=True)[limit - 1] - history
-        pool = [d for d, s in scores.items() if s >= bar]
-    totals = {}
-    for d in pool:
-        total = scores[d] + ranking.W_RECALLED * ranking.recalled(times.get(idx.id_of(d), 0))
-        totals[d] = total * ranking.HIDDEN_FACTOR if idx.hidden[d] else total
+        firsts = sorted((total(d) for d, v in text.items() if v >= kth_text), reverse=True)
+        # The limit-th best score is at least ``bar``; the comparisons below allow for
+        # rounding (a record can reach the bound exactly), so they keep a hair more.
+        bar = firsts[limit - 1] - _MARGIN
+        others = w_act + ranking.W_PROJECT
+        floor = (bar - others) / ranking.W_TEXT * top_text
+        pool = [d for d, v in text.items() if v >= floor or d in totals]
+        top_use = max((u.total for u in used.values()), default=0)
+        top_cited = idx.cited_max()
+        # What use can add: its share, and (a last use raising freshness) the rest of it.
+        gain = w_act * model.W_USE * model.use_share(top_use, top_cited)
+        fresher = w_act * w_fresh if used else 0.0
+        pool = [
+            d
+            for d in pool
+            if d in totals
+            or base(d) + gain + (fresher * (1.0 - recency(d)) if d not in pins else 0.0) >= bar
+        ]
+
+    scores = {d: total(d) for d in pool}
     if prune:  # the top ``limit``, and anything tied with the last of them
-        last = sorted(((s, ts[d]) for d, s in totals.items()), reverse=True)[limit - 1]
-        pool = [d for d, s in totals.items() if (s, ts[d]) >= last]
-        pool += _replacements_of(idx, pool, text)
+        last = sorted(((s, ts[d]) for d, s in scores.items()), reverse=True)[limit - 1]
+        pool = [d for d, s in scores.items() if (s, ts[d]) >= last]
+        extra = _replacements_of(idx, pool, text)  # scored too: never above what replaced them
+        for d in extra:
+            total(d)
+        pool += extra
     ranked = []
     for d in pool:
-        relevance, age, own, mine = components(d)
-        parts = {"bm25": exact.get(d, 0.0), "fuzzy": fuzzy.get(d, 0.0)}
-        parts.update(ranking.blend(relevance, age, own, mine, times.get(idx.id_of(d), 0)))
-        if idx.hidden[d]:
-            parts["hidden_factor"] = ranking.HIDDEN_FACTOR
-            parts["score"] *= ranking.HIDDEN_FACTOR
-        ranked.append(Ranked(d, parts["score"], parts))
+        found = {"bm25": exact.get(d, 0.0), "fuzzy": fuzzy.get(d, 0.0), **totals[d]}
+        paths = checker.stale(d) if checker is not None else []
+        ranked.append(Ranked(d, found["score"], found, paths))
+    if checker is not None:
+        checker.save()
     _below_replacements(idx, ranked)
     ranked.sort(key=lambda r: (-r.score, -ts[r.doc], idx.id_of(r.doc)))
     return ranked
+
+
+class _Stale:
+    """Whether an indexed record's advice is stale in this checkout (``lore.dynamics.fresh``),
+    asked only for records that carry file hashes."""
+
+    def __init__(self, store: Store, idx: Index, here: str | None) -> None:
+        from lore.dynamics.fresh import Checker
+
+        self.idx = idx
+        self.checker = Checker(store.root.local, project=here)
+        self.known: dict[int, list[str]] = {}
+
+    def stale(self, doc: int) -> list[str]:
+        """The record's files that changed since it was captured (empty: fresh)."""
+        found = self.known.get(doc)
+        if found is None:
+            anchors = self.idx.anchors_of(doc) if self.idx.anchored(doc) else None
+            project = self.idx.projects[self.idx.proj[doc]]
+            found = []
+            if anchors and self.checker.applies(project):
+                found = self.checker.changed(anchors)
+            self.known[doc] = found
+        return found
+
+    def save(self) -> None:
+        self.checker.save()
 
 
 def _membership(idx: Index, project: str) -> Any:
@@ -414,7 +512,7 @@ def hits(store: Store, idx: Index, ranked: list[Ranked], matched: set[str]) -> l
             values = [v.replace(prefix, "") for v in values]
             shown = shown.replace(prefix, "")
         snippet = ranking.best_snippet(values, matched)
-        out.append(Hit(record, r.score, r.parts, snippet, shown))
+        out.append(Hit(record, r.score, r.parts, snippet, shown, r.stale))
     return out
 
 

@@ -17,8 +17,10 @@ A record of KINDS is relevant when one of these holds:
 Only live records: not retracted or superseded, active goals only, failures from the
 last FAILURE_DAYS days and not from this very session (the agent saw them), patterns
 without a harmful, incorrect or obsolete flag; records of the current project or of none.
-At most MAX_RECORDS, best first: named, then error type, then topic (by coverage), a
-PITFALL or pattern before a decision, goal or failure on a tie; one failure per error type.
+At most MAX_RECORDS, best first: named, then error type, then topic (by coverage, x
+STALE_FACTOR for advice whose files changed since it was captured: ``lore.dynamics``), a
+PITFALL or pattern before a decision, goal or failure on a tie, then the higher activation
+(``lore.dynamics.activation``); one failure per error type.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from itertools import islice
 from typing import Any, NamedTuple
 
 from lore import clock
+from lore.dynamics.activation import STALE_FACTOR
 from lore.index import analyze
 from lore.index.columns import SEARCH_KINDS
 from lore.index.persist import Index, current, open_index
@@ -53,6 +56,7 @@ class Relevant(NamedTuple):
     reason: str  # one of REASONS
     detail: str  # the name, the error type or the shared terms
     score: float
+    stale: tuple[str, ...] = ()  # its files that changed since it was captured
 
 
 def relevant(
@@ -91,9 +95,16 @@ def relevant(
         offer(doc, 1, 1.0, "error type", error_type)
     for doc, coverage, shared in _topics(store, idx, allowed, terms, idf):
         offer(doc, 2, coverage, "topic", ", ".join(shared))
+    stale, alive = _tended(store, idx, project, list(found))
     ranked = sorted(
         found.items(),
-        key=lambda item: (item[1][0], item[1][1], ORDER[idx.kind_of(item[0])], -idx.ts[item[0]]),
+        key=lambda item: (
+            item[1][0],
+            item[1][1] * (STALE_FACTOR if stale.get(item[0]) else 1.0),
+            ORDER[idx.kind_of(item[0])],
+            -alive[item[0]],
+            -idx.ts[item[0]],
+        ),
     )
     out: list[Relevant] = []
     failure, types = SEARCH_KINDS.index("failure"), set()
@@ -106,10 +117,31 @@ def relevant(
         record = idx.fetch(store, doc)
         if _flagged(record):
             continue
-        out.append(Relevant(rid, record.KIND.name, record, reason, detail, -negative))
+        paths = tuple(stale.get(doc, ()))
+        out.append(Relevant(rid, record.KIND.name, record, reason, detail, -negative, paths))
         if len(out) >= limit:
             break
     return out
+
+
+def _tended(
+    store: Store, idx: Index, project: str | None, docs: list[int]
+) -> tuple[dict[int, list[str]], dict[int, float]]:
+    """The stale files of the anchored ``docs`` (``lore.dynamics.fresh``, no git) and every
+    doc's activation (``lore.dynamics.activation``): the same model recall ranks by."""
+    from lore.dynamics.scores import of_docs
+
+    stale: dict[int, list[str]] = {}
+    anchored = [d for d in docs if idx.anchored(d)]
+    if anchored:
+        from lore.dynamics.fresh import Checker
+
+        checker = Checker(store.root.local, project=project)
+        for d in anchored:
+            if checker.applies(idx.projects[idx.proj[d]]):
+                stale[d] = checker.changed(idx.anchors_of(d))
+        checker.save()
+    return stale, {d: a.value for d, a in of_docs(store, idx, docs).items()}
 
 
 def _idf(idx: Index, term: str) -> float:

@@ -90,8 +90,8 @@ def search(
     """The first ``limit`` records as scoring every matching record would give them
     (``evaluate(records)`` scores those and ranks them), or None when no smaller set of
     records is proved enough. ``boost``: the largest factor the query's time window and
-    kinds can give a text score; ``others``: the most the other components (recency,
-    importance, project, recall history) add to a score.
+    kinds can give a text score; ``others``: the most the other components (activation,
+    project: ``lore.recall.core.besides_text``) add to a score.
 
     Scored: every record holding at least ``ladder[wide]`` terms, and among those holding
     fewer but at least ``ladder[linked]``, the ones with a neighbour they could pass

@@ -33,8 +33,10 @@ plus its title field. For a record d among the N indexed records (hidden ones in
                   x 0.8 if d asks (holds a "?"), plus a share of its neighbours' scores
                   (session context), x 3 inside the time window the query names
     relevance   = text(d) / (the largest text(d) among the records that pass the filters)
-    recency     = 0.5 ** (age in days / HALF_LIFE_DAYS); 0 for a record without a time
-    importance  = by kind, 0..1:
+    activation  = lore.dynamics.activation (LORE_CONTRACT.md §7.13), 0..1: recency of
+                  creation and of last use (each kind its own half-life; a pinned record
+                  never decays), use (recalls and injections on this machine, citations by
+                  later records) and importance:
                   decision      OUTCOME_IMPORTANCE[outcome] (+ LESSON_BONUS if it has a
                                 lesson_learned), at most 1
                   pattern       PATTERN_CONFIDENCE_SHARE * confidence
@@ -50,15 +52,14 @@ plus its title field. For a record d among the N indexed records (hidden ones in
     project     = 1 if the record belongs to the current project (``--project``, else
                   the one capture detects: LORE_PROJECT or the git repository's name):
                   its project field is that name or its tags include it; else 0
-    recalled    = min(1, ln(1 + r) / ln(1 + RECALLED_SATURATION)), r = how many times
-                  the record was among recall's results on this machine
 
-    score = W_TEXT * relevance + W_RECENCY * recency + W_IMPORTANCE * importance
-            + W_PROJECT * project + W_RECALLED * recalled
+    score = W_TEXT * relevance + W_ACTIVATION * activation + W_PROJECT * project
+            (x STALE_FACTOR when a file the record names changed, moved or vanished
+            since it was captured: ``lore.dynamics.fresh``)
 
 Only records with text(d) > 0 (own words or context) are results, best score first (ties:
 newest, then id).
-Retracted and superseded records (a kind's ``hidden``) are left out; with ``--all`` their
+Retracted, superseded and archived records (a kind's ``hidden``) are left out; with ``--all`` their
 score is multiplied by HIDDEN_FACTOR and, if still not below the record that superseded
 them, set just below it.
 """
@@ -69,6 +70,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 
+from lore.dynamics.activation import STALE_FACTOR, Activation
 from lore.index.analyze import WORD, stem
 
 # --- weights and parameters (documented in the module docstring) --------------------------
@@ -83,12 +85,8 @@ FUZZY_LIMIT = 5  # close index terms considered per query term
 PREFIX_LIMIT = 10
 
 W_TEXT = 1.0
-W_RECENCY = 0.10
-W_IMPORTANCE = 0.10
+W_ACTIVATION = 0.25
 W_PROJECT = 0.10
-W_RECALLED = 0.05
-HALF_LIFE_DAYS = 30.0
-RECALLED_SATURATION = 100
 HIDDEN_FACTOR = 0.5
 
 
@@ -130,38 +128,14 @@ def close_terms(term: str, vocabulary: Sequence[str]) -> dict[str, float]:
     return found
 
 
-def recency(age_days: float) -> float:
-    return 0.5 ** (max(age_days, 0.0) / HALF_LIFE_DAYS)
-
-
-def recalled(count: int) -> float:
-    if count <= 0:
-        return 0.0
-    return min(1.0, math.log1p(count) / math.log1p(RECALLED_SATURATION))
-
-
-def without_history(relevance: float, age_days: float, weight: float, in_project: bool) -> float:
-    """The score before the recall-history term (one call: recall runs it per match)."""
-    return (
-        W_TEXT * relevance
-        + W_RECENCY * 0.5 ** (max(age_days, 0.0) / HALF_LIFE_DAYS)
-        + W_IMPORTANCE * weight
-        + W_PROJECT * (1.0 if in_project else 0.0)
-    )
-
-
-def blend(relevance: float, age_days: float, weight: float, in_project: bool, times: int) -> dict:
+def blend(
+    relevance: float, act: Activation, in_project: bool, stale: bool = False
+) -> dict[str, float]:
     """Every score component of one record, and the total under ``"score"``."""
-    parts = {
-        "relevance": relevance,
-        "recency": recency(age_days),
-        "importance": weight,
-        "project": 1.0 if in_project else 0.0,
-        "recalled": recalled(times),
-    }
-    parts["score"] = without_history(relevance, age_days, weight, in_project) + (
-        W_RECALLED * parts["recalled"]
-    )
+    parts = {"relevance": relevance, **act.parts(), "project": 1.0 if in_project else 0.0}
+    score = W_TEXT * relevance + W_ACTIVATION * act.value + W_PROJECT * parts["project"]
+    parts["stale"] = 1.0 if stale else 0.0
+    parts["score"] = score * STALE_FACTOR if stale else score
     return parts
 
 

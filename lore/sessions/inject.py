@@ -52,6 +52,9 @@ def prompt_context(
         fresh["injected"] = [*already, *(f.id for f in found)]
     if not found:
         return None, "nothing relevant enough"
+    from lore.index.history import note_used
+
+    note_used(store.root, [f.id for f in found], "injected")  # the activation model's use
     lines = [HEADER, *(_line(f) for f in found)]
     return "\n".join(lines), f"injected {', '.join(f.id for f in found)}"
 
@@ -82,6 +85,9 @@ def _line(found: Any) -> str:
         body = f"{record.error_type} failure on {day}{fixed}: {_text(record.error_message)}"
         tool = _text(getattr(record, "tool", ""))
         body += f" (`{tool}`)" if tool else ""
+    stale = getattr(found, "stale", ())
+    if stale:  # advice whose files changed since it was captured may no longer hold
+        why += f"; stale: {', '.join(stale)} changed since"
     head, tail = f"- {found.id} ", f" [{why}]"
     room = max(40, MAX_LINE - len(head) - len(tail))
     if len(body) > room:

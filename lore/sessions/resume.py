@@ -10,7 +10,6 @@ import heapq
 import math
 from dataclasses import dataclass, field
 from datetime import timedelta
-from itertools import islice
 from typing import Any
 
 from lore import clock
@@ -25,7 +24,7 @@ from lore.store.core import Store
 RECENT_DECISIONS = 10
 # Which decisions resume shows: the most important, by a weighted sum (see
 # ``rank_decisions``; its static part is ``lore.index.write.decision_weight``).
-W_RECENCY, W_RECALLED = 0.20, 0.10
+W_ACTIVATION = 0.5  # its importance share (x W_VALUE) is lore.index.write.W_DECISION_VALUE
 TOP_PATTERNS = 5
 MAX_GOALS = 10  # goals listed (by priority); goals_count has them all
 MAX_PENDING = 10  # decisions pending review listed (oldest first); pending_review_count all
@@ -49,6 +48,8 @@ class ResumeBundle:
     # An automatic handoff's own threads (its transcript's requests), which the text
     # lists after the items it carried over; not part of the JSON document.
     own_threads: list[str] = field(default_factory=list)
+    # lore.dynamics: conflicts a merge left, and what the last `lore consolidate` proposed.
+    tending: dict[str, Any] = field(default_factory=lambda: {"conflicts": 0, "proposals": None})
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -64,6 +65,7 @@ class ResumeBundle:
             "pending_review": self.pending_review,
             "pending_review_count": max(self.pending_review_count, len(self.pending_review)),
             "fork": self.fork,
+            "tending": self.tending,
         }
 
 
@@ -102,42 +104,45 @@ def resume(
     cutoff = (clock.parse_timestamp(clock.now()) - timedelta(days=REVIEW_AFTER_DAYS)).timestamp()
     pending = [d for d in view.docs("decision", flagged=True) if ts[d] <= cutoff]
     due = set(pending)
-    ranked = rank_decisions(view, view.docs("decision"), RECENT_DECISIONS)
-    bundle.recent_decisions = [{**_decision(view.read(d)), "review_due": d in due} for d in ranked]
+    marks = StaleMarks(view)
+    ranked = rank_decisions(view, view.docs("decision"), RECENT_DECISIONS, marks)
+    bundle.recent_decisions = [
+        _marked({**_decision(view.read(d)), "review_due": d in due}, marks, d) for d in ranked
+    ]
     if session is None:
         bundle.reconstructed = {
             "note": "no handoff yet: context rebuilt from recent records and git history",
             "git": git,
-            "recent_observations": [
-                {"id": o.id, "timestamp": o.timestamp, "content": o.content}
-                for o in map(view.read, islice(view.newest_of("observation"), 5))
-            ],
+            "recent_observations": _noticed(view, marks),
         }
     idx = view.index
     rank_a, rank_b = idx.fa, idx.fb  # what each kind is ordered by (``rank_keys``)
     # Flagged advice (lore patterns flag) after every unflagged pattern, then most trusted
     # (confidence, validations), then newest.
     unflagged = idx.unflagged()
-    patterns = top(
-        view.docs("pattern"), TOP_PATTERNS, (unflagged, rank_a, rank_b, ts), largest=True
-    )
+    patterns = _advice(view.docs("pattern"), (unflagged, rank_a, rank_b, ts), True, marks)
     bundle.patterns = [
-        {
-            "id": p.id,
-            "name": p.name,
-            "solution": p.solution,
-            "confidence": p.confidence,
-            "validations": p.validations,
-            "flagged": flag_summary(p.flags),
-        }
-        for p in map(view.read, patterns)
+        _marked(
+            {
+                "id": p.id,
+                "name": p.name,
+                "solution": p.solution,
+                "confidence": p.confidence,
+                "validations": p.validations,
+                "flagged": flag_summary(p.flags),
+            },
+            marks,
+            d,
+        )
+        for d, p in ((d, view.read(d)) for d in patterns)
     ]
     # Pitfalls by severity, goals by priority (ranks: the most severe first), then oldest.
-    pitfalls = top(view.docs("anti-pattern"), TOP_PATTERNS, (rank_a, ts), largest=False)
+    pitfalls = _advice(view.docs("anti-pattern"), (rank_a, ts), False, marks)
     bundle.pitfalls = [
-        {"id": a.id, "name": a.name, "fix": a.fix, "severity": a.severity}
-        for a in map(view.read, pitfalls)
+        _marked({"id": a.id, "name": a.name, "fix": a.fix, "severity": a.severity}, marks, d)
+        for d, a in ((d, view.read(d)) for d in pitfalls)
     ]
+    marks.save()
     bundle.recurring_failures = recurring(view, threshold)
     goals = view.docs("goal", flagged=True)
     bundle.goals_count = len(goals)
@@ -156,97 +161,205 @@ def resume(
     bundle.pending_review_count = len(pending)
     pending = top(pending, MAX_PENDING, (ts,), largest=False)
     bundle.pending_review = [_decision(view.read(d)) for d in pending]
+    bundle.tending = tending(store, view.index)
     return bundle
 
 
-def rank_decisions(view: ProjectView, docs: list[int], n: int) -> list[int]:
+def tending(store: Store, idx: Any) -> dict[str, Any]:
+    """``{"conflicts": n, "proposals": {"count", "at", "current"} or None}``: the open
+    conflicts a merge left (``lore.dynamics.conflicts``, cached by the logs' stamps) and
+    the count the last ``lore consolidate`` found (``current``: nothing changed since)."""
+    from lore.dynamics.tally import conflict_count, remembered, state_key
+
+    last = remembered(store)
+    proposals = None
+    if last is not None and isinstance(last.get("count"), int):
+        current = last.get("key") == state_key(idx)
+        proposals = {"count": last["count"], "at": last.get("at"), "current": current}
+    return {"conflicts": conflict_count(store, idx), "proposals": proposals}
+
+
+def rank_decisions(
+    view: ProjectView, docs: list[int], n: int, stale: StaleMarks | None = None
+) -> list[int]:
     """The ``n`` most important of ``docs`` (decisions), most important first.
 
-    importance = decision_weight + W_RECENCY * recency + W_RECALLED * recalled, where
-    ``lore.index.write.decision_weight`` weighs type, outcome (with a lesson's bonus) and
-    spec_quality, and recency (a 30-day half-life) and recalled (how often recall
-    returned it) are recall's. Ties: the newer first, then the later record. From the
-    index's columns alone, and only for the decisions that can still make the cut.
+    importance = (decision_weight + W_ACTIVATION * activation) x (STALE_FACTOR if stale),
+    where ``lore.index.write.decision_weight`` weighs type, outcome (with a lesson's bonus)
+    and spec_quality, and activation is ``lore.dynamics.activation`` (recency with the
+    decisions' half-life, use on this machine, citations, importance; a pinned decision
+    never decays). Its importance part is static, so the index's ``dw`` column holds it
+    already (``W_DECISION_VALUE``). Ties: the newer first. From the index's columns alone:
+    the parts that need a record's id (use here) and the staleness of its files are looked
+    up only for the decisions that could still make the cut.
     """
-    from lore.index.history import recall_counts
-    from lore.recall import ranking
+    from lore.dynamics import activation as model
+    from lore.index.history import usage
 
     if not docs:
         return []
-
-    idx = view.index
-    # recency = 0.5 ** (age / half-life) = c * exp(k * time): one multiplication a record.
-    # A record without a time (0) comes out at 0, as in recall; one from the future (a
-    # clock ahead, a typo) counts as made now.
-    k = math.log(2.0) / (ranking.HALF_LIFE_DAYS * 86400.0)
-    now = clock.now_datetime().timestamp()
-    c = W_RECENCY * math.exp(-k * now)
-    exp, dw, ts = math.exp, idx.dw, idx.ts
-    counts = recall_counts(view.store.root)
-    # Recall adds to the few decisions it returned before (their record numbers, found by
-    # id in the index's order: no dictionary of every id is built).
-    bonus: dict[int, float] = {}
-    if counts:
-        for rid, doc in idx.find_ids(set(counts)).items():
-            bonus[doc] = W_RECALLED * ranking.recalled(counts[rid])
-
-    def importance(d: int) -> float:
-        base = dw[d] + c * exp(k * min(ts[d], now))
-        if d in bonus:
-            base += bonus[d]
-        return base
-
-    if len(docs) > n:
-        docs = _contenders(view, docs, n, importance, set(bonus), c, k, now)
-    # Ties: the newer first, then the later record.
-    return [d for _, _, d in heapq.nlargest(n, ((importance(d), ts[d], d) for d in docs))]
-
-
-def _contenders(
-    view: ProjectView,
-    docs: list[int],
-    n: int,
-    importance: Any,
-    recalled: set[int],
-    c: float,
-    k: float,
-    now: float,
-) -> list[int]:
-    """The decisions among ``docs`` (the view's) that can still be among the ``n`` most
-    important, found without scoring them all.
-
-    The heaviest decisions (the n-th weight and above), the n newest and those recall
-    returned are scored: the n-th best of them (``floor``) is reached by the n best
-    overall. Any other decision scores its weight plus its recency, so it counts only if
-    its weight alone reaches ``floor``, or if it is recent enough: the scan from the
-    newest stops where even the heaviest weight plus that recency falls short.
-    """
-    from collections import Counter
-    from itertools import compress
     from operator import itemgetter
 
     idx = view.index
-    dw, ts, exp = idx.dw, idx.ts, math.exp
-    weights = itemgetter(*docs)(dw)
-    levels = sorted(Counter(weights).items(), reverse=True)
-    heaviest, seen, nth = levels[0][0], 0, levels[-1][0]
-    for weight, count in levels:  # the n-th largest weight
-        seen += count
-        if seen >= n:
-            nth = weight
+    pick = itemgetter(*docs) if len(docs) > 1 else lambda column: (column[docs[0]],)
+    times: tuple[float, ...] = pick(idx.ts)
+    now = clock.now_datetime().timestamp()
+    # A record from the future (a clock ahead, a typo) counts as made now.
+    aged = times if max(times) <= now else tuple(min(t, now) for t in times)
+    # recency = 0.5 ** (age / half-life) = c * exp(k * time): one multiplication a record.
+    # A record without a time (0) comes out at 0, as in recall.
+    k = math.log(2.0) / (model.half_life("decision") * model.DAY)
+    w_fresh = W_ACTIVATION * model.W_FRESH
+    c = w_fresh * math.exp(-k * now)
+    exp = math.exp
+    w_use = W_ACTIVATION * model.W_USE
+    cit_known = idx.cit_valid  # ``dw`` holds each decision's citations' share (``cw``)
+    base = [w + c * exp(k * t) for w, t in zip(pick(idx.dw), aged, strict=True)]
+    pins = idx.pins
+    if pins:  # a pinned decision is as fresh as a new one
+        base = [
+            b + (w_fresh - c * exp(k * t) if d in pins else 0.0)
+            for b, t, d in zip(base, aged, docs, strict=True)
+        ]
+    used = usage(view.store.root)
+    top_use = max((u.total for u in used.values()), default=0)
+    # What the parts that need an id can still add: use here (a last use can also make an
+    # old decision fresh again) and, when the column is out of date, citations.
+    bound = 0.0
+    if used:
+        bound = w_use * model.use_share(top_use, idx.cited_max()) + w_fresh
+    elif not cit_known:
+        bound = w_use * model.use_share(0, idx.cited_max())
+    anchored = stale is not None and idx.has_anchors()
+    if len(base) <= n or not (bound or anchored):
+        return [d for _, _, d in heapq.nlargest(n, zip(base, times, docs, strict=True))]
+
+    def exact(d: int) -> float:
+        rid = idx.id_of(d)
+        use = used.get(rid)
+        last = use.last if use else 0.0
+        created = model.decay("decision", (now - min(idx.ts[d], now)) / model.DAY)
+        fresh = (
+            1.0
+            if d in pins
+            else max(
+                created if idx.ts[d] else 0.0,
+                model.decay("decision", (now - last) / model.DAY) if last else 0.0,
+            )
+        )
+        share = model.use_share(use.total if use else 0, idx.cited_count(d))
+        return idx.dw[d] - idx.cw[d] + w_fresh * fresh + w_use * share
+
+    # Walk down from the best by ``base``: a decision below the walked ones has at most its
+    # base plus ``bound``, so once that is under the n-th value found, the walk can stop.
+    final: dict[int, float] = {}  # position in docs -> its value (exact, staleness applied)
+    walked = 0
+    want = 2 * n
+    while True:
+        top = heapq.nlargest(want, zip(base, times, range(len(docs))))
+        for b, _, j in top[walked:]:
+            d = docs[j]
+            value = exact(d) if bound else b
+            if anchored and idx.anchored(d) and stale is not None and stale.check(d):
+                value *= model.STALE_FACTOR  # stale advice ranks lower
+            final[j] = value
+        walked = len(top)
+        best = heapq.nlargest(n, final.values())
+        if walked == len(docs) or (len(best) == n and top[-1][0] + bound < best[-1]):
             break
-    seed = set(compress(docs, map(nth.__le__, weights))) | (recalled & set(docs))
-    newest = view.newest_of("decision")
-    seed.update(d for d, _ in zip(newest, range(n)))
-    floor = heapq.nlargest(n, map(importance, seed))[-1] - 1e-9
-    kept = seed | set(compress(docs, map(floor.__le__, weights)))
-    for d in view.newest_of("decision"):
-        recency = c * exp(k * min(ts[d], now))
-        if heaviest + recency < floor:
-            break  # older decisions have less recency still
-        if dw[d] + recency >= floor:
-            kept.add(d)
-    return sorted(kept)
+        want *= 4
+    # Ties: the newer first, then the later record.
+    chosen = heapq.nlargest(n, ((v, times[j], docs[j]) for j, v in final.items()))
+    return [d for _, _, d in chosen]
+
+
+class StaleMarks:
+    """Which of the records resume shows name files that changed since they were captured
+    (``lore.dynamics.fresh``, in the checkout around the working directory)."""
+
+    def __init__(self, view: ProjectView) -> None:
+        self.view = view
+        self._checker: Any = None
+        self._repo: Any = False  # the repository around the working directory (looked up once)
+        self.found: dict[int, list[str]] = {}
+
+    def check(self, doc: int) -> list[str]:
+        """The stale paths of the record ``doc`` (empty: fresh, or nothing to check)."""
+        if doc in self.found:
+            return self.found[doc]
+        idx = self.view.index
+        if self._repo is False:
+            from lore.git.info import find_repo
+
+            self._repo = find_repo()
+        # Outside a repository, only files outside any can be checked.
+        in_repo = self._repo is not None
+        anchors = idx.anchors_of(doc) if idx.anchored(doc, in_repo=in_repo) else None
+        paths: list[str] = []
+        if not in_repo and anchors:
+            anchors = tuple(a for a in anchors if a[0].startswith("/"))
+        if anchors and doc not in idx.dead:
+            if self._checker is None:
+                from lore.dynamics.fresh import Checker
+
+                self._checker = Checker(
+                    self.view.store.root.local, project=self.view.project, repo=self._repo
+                )
+            if self._checker.applies(idx.projects[idx.proj[doc]]):
+                paths = self._checker.changed(anchors)
+        self.found[doc] = paths
+        return paths
+
+    def save(self) -> None:
+        if self._checker is not None:
+            self._checker.save()
+
+
+def _advice(docs: list[int], keys: tuple[Any, ...], largest: bool, marks: StaleMarks) -> list[int]:
+    """The first TOP_PATTERNS of ``docs`` in the order ``keys`` give (``top``), stale ones
+    after the fresh (``fresh_first``): only when one of the first is stale is the whole
+    order needed."""
+    first = top(docs, TOP_PATTERNS, keys, largest=largest)
+    if not any(marks.check(d) for d in first):
+        return first
+    return fresh_first(top(docs, len(docs), keys, largest=largest), TOP_PATTERNS, marks)
+
+
+def fresh_first(docs: list[int], n: int, marks: StaleMarks) -> list[int]:
+    """The first ``n`` of ``docs`` (already in order), those whose files are stale moved
+    after the fresh ones (advice that may no longer hold ranks lower)."""
+    fresh: list[int] = []
+    stale: list[int] = []
+    for d in docs:
+        (stale if marks.check(d) else fresh).append(d)
+        if len(fresh) == n:
+            break
+    return (fresh + stale)[:n]
+
+
+def _noticed(view: ProjectView, marks: StaleMarks, n: int = 5) -> list[dict[str, Any]]:
+    """The newest ``n`` observations still raw (a promoted one is its target's business, a
+    discarded or archived one no advice), each marked stale when its files changed."""
+    out: list[dict[str, Any]] = []
+    docs = view.docs("observation")
+    for d in view.newest(docs, min(len(docs), 8 * n)):
+        o = view.read(d)
+        if getattr(o, "status", "raw") == "raw":
+            out.append(
+                _marked({"id": o.id, "timestamp": o.timestamp, "content": o.content}, marks, d)
+            )
+            if len(out) >= n:
+                break
+    return out
+
+
+def _marked(item: dict[str, Any], marks: StaleMarks, doc: int) -> dict[str, Any]:
+    """``item`` with ``stale``: the files that changed since the record was captured (only
+    when there are any)."""
+    paths = marks.check(doc)
+    if paths:
+        item["stale"] = paths
+    return item
 
 
 SESSION_KEYS = (

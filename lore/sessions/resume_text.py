@@ -37,6 +37,7 @@ SECTION_NAMES = {
     "failures": "recurring failures",
     "goals": "open goals",
     "review": "decisions pending review",
+    "tending": "tending",
 }
 
 
@@ -100,7 +101,7 @@ def _handoff(bundle: Any, add: Add) -> None:
         if more > 0:
             add(4, "git", f"- … and {plural(more, 'more uncommitted file')}")
         for obs in bundle.reconstructed.get("recent_observations") or []:
-            add(3, "observations", f"- noticed: {obs['content']} ({obs['id']})")
+            add(3, "observations", f"- noticed: {obs['content']} ({obs['id']}{_stale(obs)})")
 
 
 def _decisions(bundle: Any, add: Add) -> None:
@@ -112,7 +113,7 @@ def _decisions(bundle: Any, add: Add) -> None:
             add(
                 2 if i < 3 else 4,
                 "decisions",
-                f"- {d['decision']}{why} ({d['id']}, {d['outcome']}{due})",
+                f"- {d['decision']}{why} ({d['id']}, {d['outcome']}{due}{_stale(d)})",
             )
 
 
@@ -125,7 +126,7 @@ def _patterns(bundle: Any, add: Add) -> None:
             add(
                 3,
                 "patterns",
-                f"- {p['name']}{sol} ({p['id']}, confidence {p['confidence']:g}{flag})",
+                f"- {p['name']}{sol} ({p['id']}, confidence {p['confidence']:g}{flag}{_stale(p)})",
             )
 
 
@@ -134,7 +135,35 @@ def _pitfalls(bundle: Any, add: Add) -> None:
         add(3, "pitfalls", "## Pitfalls")
         for a in bundle.pitfalls:
             fix = f" — fix: {a['fix']}" if a.get("fix") else ""
-            add(3, "pitfalls", f"- {a['name']}{fix} ({a['id']}, {a['severity']})")
+            add(3, "pitfalls", f"- {a['name']}{fix} ({a['id']}, {a['severity']}{_stale(a)})")
+
+
+def _stale(item: dict[str, Any]) -> str:
+    """``, stale: src/db.py changed`` for advice whose files changed since it was captured."""
+    paths = item.get("stale")
+    return f", stale: {', '.join(paths)} changed" if paths else ""
+
+
+def _tending(bundle: Any, add: Add) -> None:
+    """One line each: conflicts a merge left, proposals the last consolidate found."""
+    tend = getattr(bundle, "tending", None) or {}
+    lines = []
+    conflicts = tend.get("conflicts") or 0
+    if conflicts:
+        lines.append(
+            f"- {plural(conflicts, 'conflict')} after a merge: a field two clones set "
+            "differently (lore validate names it, lore consolidate settles it)"
+        )
+    proposals = tend.get("proposals") or {}
+    if proposals.get("count"):
+        when = "" if proposals.get("current") else f" as of {str(proposals.get('at'))[:10]}"
+        lines.append(
+            f"- {plural(proposals['count'], 'consolidation proposal')}{when} (lore consolidate)"
+        )
+    if lines:
+        add(3, "tending", "## Tending")
+        for line in lines:
+            add(3, "tending", line)
 
 
 def _failures(bundle: Any, add: Add) -> None:
@@ -198,6 +227,7 @@ SECTIONS: tuple[Callable[[Any, Add], None], ...] = (
     _failures,
     _goals,
     _review,
+    _tending,
     _fork,
 )
 

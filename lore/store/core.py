@@ -400,7 +400,7 @@ class Store:
                         line["reason"] = reason
                     before = record.to_dict()
                     was = {f: before.get(f) for f in cls.DIVERGENT if f in changes}
-                    if was:
+                    if was:  # what it replaced: lore.dynamics.conflicts tells clones apart
                         line["was"] = was
                     jsonl.append(location, [line], lock=False, within=self.path)
                 elif isinstance(storage, Dir):

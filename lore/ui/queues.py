@@ -154,6 +154,62 @@ def _resolve(store: Store, record_id: str, inputs: dict[str, Any]) -> Doc:
     )
 
 
+# --- stale: advice whose files changed since it was captured ---------------------------
+
+
+def _stale(store: Store, days: int) -> Doc:
+    from lore.usecases.dynamics import stale
+
+    doc = stale(store)
+    for item in doc.get("stale", []):  # one line a person reads, as `lore stale` prints it
+        item["staleness"] = "; ".join(_file_note(f) for f in item.get("files", []))
+    return doc
+
+
+def _file_note(item: dict[str, Any]) -> str:
+    where = f" to {item['moved_to']}" if item.get("moved_to") else ""
+    stat = f" ({item['diffstat']})" if item.get("diffstat") else ""
+    return f"{item.get('path')} {item.get('state')}{where}{stat}"
+
+
+def _reconfirm(store: Store, record_id: str, inputs: dict[str, Any]) -> Doc:
+    from lore.usecases.dynamics import reconfirm
+
+    return {"id": record_id, **reconfirm(store, [record_id])}
+
+
+def _supersede(store: Store, record_id: str, inputs: dict[str, Any]) -> Doc:
+    from lore.usecases.dynamics import supersede
+
+    doc = supersede(store, record_id, inputs.get("text") or "")
+    return {"id": doc.get("new", record_id), **doc}
+
+
+def _retract(store: Store, record_id: str, inputs: dict[str, Any]) -> Doc:
+    from lore.usecases.core import retract
+
+    return retract(store, record_id, reason=inputs.get("reason") or None)
+
+
+# --- consolidation proposals -------------------------------------------------------------
+
+
+def _proposals(store: Store, days: int) -> Doc:
+    from lore.usecases.dynamics import consolidate
+
+    return consolidate(store)
+
+
+def _apply(store: Store, proposal_id: str, inputs: dict[str, Any]) -> Doc:
+    from lore.usecases.dynamics import apply_proposals
+
+    choice = inputs.get("choice")
+    doc = apply_proposals(store, [f"{proposal_id}:{choice}" if choice else proposal_id])
+    [applied] = doc["applied"]
+    changed = [c.get("id") for c in applied.get("changes", []) if c.get("id")]
+    return {**doc, "id": applied.get("created") or (changed[0] if changed else proposal_id)}
+
+
 FORCE = Field("force", "even if a near-duplicate exists (--force)", "flag")
 
 QUEUES: tuple[Queue, ...] = (
@@ -207,6 +263,45 @@ QUEUES: tuple[Queue, ...] = (
             ),
         ),
         "lore review",
+    ),
+    Queue(
+        "stale",
+        "Stale advice",
+        "Records whose files changed, moved or vanished since they were captured: reconfirm "
+        "them, supersede them with what holds now, or retract them.",
+        _stale,
+        "stale",
+        (
+            Action("reconfirm", "Reconfirm", _reconfirm, (), "lore review --stale --reconfirm ID"),
+            Action(
+                "supersede",
+                "Supersede",
+                _supersede,
+                (Field("text", "what holds now", required=True),),
+                "lore review --stale (supersede)",
+            ),
+            Action("retract", "Retract", _retract, (Field("reason", "reason"),), "lore retract ID"),
+        ),
+        "lore stale",
+    ),
+    Queue(
+        "consolidate",
+        "Consolidation proposals",
+        "Near-duplicates to merge, contradictions and merge conflicts to settle, old "
+        "observations to archive, patterns and failures to review. Nothing is applied until "
+        "you apply it; every change is an appended revision.",
+        _proposals,
+        "proposals",
+        (
+            Action(
+                "apply",
+                "Apply",
+                _apply,
+                (Field("choice", "keep (a settlement; default: the proposal's)", "choice"),),
+                "lore consolidate --apply ID[:CHOICE]",
+            ),
+        ),
+        "lore consolidate",
     ),
 )
 

@@ -29,7 +29,7 @@ class Finding:
 
     severity: str  # "error", "warning" or "info"
     # stale-index, corrupt-index, corrupt-graph, temp-file, lock-held, quarantine-file,
-    # link-outside-root, not-a-file, agent-root, agent-hooks-twice
+    # link-outside-root, not-a-file, agent-root, agent-hooks-twice, stale-advice
     code: str
     path: str
     message: str
@@ -77,6 +77,7 @@ def diagnose(store: Store) -> Diagnosis:
     diagnosis.findings.extend(_file_findings(store))
     diagnosis.findings.extend(_agent_findings(store))
     diagnosis.findings.extend(_link_findings(store))
+    diagnosis.findings.extend(_stale_findings(store))
     return diagnosis
 
 
@@ -311,6 +312,33 @@ def _link_findings(store: Store) -> list[Finding]:
                 message = f"{what(mode)} where a data file belongs: lore refuses to write to it"
                 found.append(Finding("error", "not-a-file", rel, message))
     return found
+
+
+def _stale_findings(store: Store) -> list[Finding]:
+    """Advice whose files changed since it was captured, in the git repository around the
+    working directory (``lore.dynamics.stale``): one warning with the count. Nothing
+    outside a repository, or when git cannot answer (doctor never fails on it)."""
+    from lore.errors import LoreError
+    from lore.git.info import find_repo
+
+    try:
+        if find_repo() is None:
+            return []
+        from lore.dynamics.stale import check
+
+        report = check(store)
+    except (LoreError, OSError):
+        return []
+    if not report.stale or report.repo is None:
+        return []
+    count, checked = len(report.stale), report.checked
+    ids = ", ".join(s.id for s in report.stale[:3]) + (", ..." if count > 3 else "")
+    message = (
+        f"{count} of {checked} records that name files here are stale: their files changed, "
+        f"moved or vanished since they were captured ({ids}); lore stale lists them, "
+        "lore review --stale walks them (reconfirm, supersede, retract)"
+    )
+    return [Finding("warning", "stale-advice", report.repo, message)]
 
 
 def _held(path: Path) -> bool:

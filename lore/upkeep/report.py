@@ -23,10 +23,10 @@ line rather than blocking. Each problem becomes an :class:`Issue` with one of ``
 - ``unknown-file`` (warning): a file in a component's data dir that lore does not read
 - ``unknown-relation`` (warning): a curated edge whose relation is not in the graph's
   vocabulary (``lore.graph.rules``): the graph leaves it out
-- ``divergent-value`` (warning): two revisions of one record set a field that two clones
-  may set at once (a decision's ``outcome``) to different values, the later one not
-  having replaced the earlier one's value (its ``was``): both values are named, the
-  later is kept
+- ``divergent-value`` (warning): two revisions of one record set a field two clones may set
+  at once (a kind's ``DIVERGENT`` fields: outcome, status, confidence, pinned) to different
+  values without either having seen the other (two clones merged): both values are named,
+  the later is kept until a revision settles it (``lore consolidate`` proposes one)
 """
 
 from __future__ import annotations

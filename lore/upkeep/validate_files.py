@@ -4,7 +4,6 @@ caches) and checked as text, JSONL log, YAML/JSON document or map, plus unknown 
 
 from __future__ import annotations
 
-import itertools
 import os
 import re
 from collections import defaultdict
@@ -109,7 +108,7 @@ class Checker(RecordChecker):
         first_line: dict[bytes, int] = {}
         creation: dict[str, int] = {}
         revisions: dict[str, list[tuple[str, int, dict[str, Any]]]] = defaultdict(list)
-        seen_before: dict[tuple[str, int], dict[str, Any]] = {}  # each revision's "was"
+        lines: dict[str, list[tuple[str, int, dict[str, Any]]]] = defaultdict(list)  # whole
         for number, obj in rows:
             key = jsonl.dumps(obj)
             if key in first_line:
@@ -126,8 +125,7 @@ class Checker(RecordChecker):
                 if isinstance(changes, dict):
                     self.check_revision(obj, rid, changes, rel, number)
                     revisions[rid].append((_order_key(obj.get("timestamp")), number, changes))
-                    was = obj.get("was")
-                    seen_before[(rid, number)] = was if isinstance(was, dict) else {}
+                    lines[rid].append((_order_key(obj.get("timestamp")), number, obj))
                 continue
             if op is not None:
                 message = f"unknown _op {op!r} (read as a new record)"
@@ -152,47 +150,19 @@ class Checker(RecordChecker):
                 field_lines.update(dict.fromkeys(changes, number))
             record = cls.from_dict(state)
             self.check_record(record, rel, creation.get(rid), field_lines, revised=True)
-            for field in cls.DIVERGENT:
-                self.check_divergence(cls, rid, field, revisions[rid], seen_before, rel)
+            if len(lines[rid]) >= 2 and cls.DIVERGENT:
+                self.check_divergence(cls, rid, lines[rid], rel)
 
     def check_divergence(
-        self,
-        cls: type[Record],
-        rid: str,
-        field: str,
-        revisions: list[tuple[str, int, dict[str, Any]]],
-        seen_before: dict[tuple[str, int], dict[str, Any]],
-        rel: str,
+        self, cls: type[Record], rid: str, lines: list[tuple[str, int, dict[str, Any]]], rel: str
     ) -> None:
-        """Warn when two revisions set ``field`` to different values and the later one did
-        not replace the earlier one's value (its ``was`` says what it replaced; a line
-        without ``was``, written before lore kept it, is taken as not having seen it):
-        two clones set it at once and the union merge kept the later silently."""
-        setting = [
-            (stamp, number, changes[field])
-            for stamp, number, changes in sorted(revisions, key=lambda r: (r[0], r[1]))
-            if field in changes
-        ]
-        choices = _choices(cls, field)
-        for (stamp_a, line_a, value_a), (stamp_b, line_b, value_b) in itertools.pairwise(setting):
-            both_valid = all(isinstance(v, str) and v in choices for v in (value_a, value_b))
-            if value_a == value_b or (choices and not both_valid):
-                continue  # the same value, or a bad value corrected (schema reports that)
-            was = seen_before.get((rid, line_b), {})
-            if field in was and was[field] == value_a:
-                continue  # set in turn: the later one replaced the earlier one's value
-            self.add(
-                WARNING,
-                "divergent-value",
-                rel,
-                line_b,
-                f"{field} was set to {value_a!r} (line {line_a}, {stamp_a}) and to "
-                f"{value_b!r} (line {line_b}, {stamp_b}) without either seeing the other "
-                f"(two clones merged); {value_b!r}, the later, is kept: set the one that is "
-                "right with a new revision",
-                rid,
-                field,
-            )
+        """A field two clones set differently, neither seeing the other (``lore.dynamics.
+        conflicts``): a warning naming both values, at the later revision's line."""
+        from lore.dynamics.conflicts import divergences
+
+        for found in divergences(cls, rid, lines):
+            self.add(WARNING, "divergent-value", rel, found.second.line, found.message(), rid,
+                     found.field)  # fmt: skip
 
     def check_events(self, cls: type[Record], folder: Path, path: Path) -> None:
         """An events log beside a document folder: each line a JSON object naming a record
@@ -377,16 +347,6 @@ class Checker(RecordChecker):
 _FAILED = object()
 _JSON_POSITION = re.compile(r": line \d+ column (\d+) \(char \d+\)$")
 _FOLD_FIELDS = {"duplicate-id": "id", "schema": "set"}
-
-
-def _choices(cls: type[Record], name: str) -> set[Any]:
-    """The values a field may take (empty: any)."""
-    import dataclasses
-
-    for f in dataclasses.fields(cls):
-        if f.name == name:
-            return set(f.metadata.get("choices") or ())
-    return set()
 
 
 def _bad_lines(raw: bytes) -> dict[int, str]:

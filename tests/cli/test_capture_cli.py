@@ -733,6 +733,7 @@ def test_supersedes(run: Run, data_dir: Path) -> None:
         "id": old["id"],
         "timestamp": NOW,
         "set": {"status": "superseded", "superseded_by": new["id"]},
+        "was": {"status": "active"},
     }
     listed = json.loads(run("list", "decisions", "--json").stdout)
     assert [r["id"] for r in listed] == [new["id"]]

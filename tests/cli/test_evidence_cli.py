@@ -112,6 +112,7 @@ def test_list_show_update_stats(run: Run, decision: str, data_dir: Path) -> None
         "id": b,
         "timestamp": NOW,
         "set": {"confidence": "superseded"},
+        "was": {"confidence": "contested"},
     }
     assert [e["id"] for e in json.loads(run("evidence", "list", "--json").stdout)] == [a]
     assert [e["id"] for e in json.loads(run("evidence", "list", "--all", "--json").stdout)] == [

@@ -68,7 +68,7 @@ def test_inbox_status_filter(run: Run, two: list[str]) -> None:
     bad = run("inbox", "--status", "new", "--json")
     assert (bad.exit_code, json.loads(bad.stdout)["error"]) == (
         4,
-        "observation status must be one of raw, promoted, discarded or all (got 'new')",
+        "observation status must be one of raw, promoted, discarded, archived or all (got 'new')",
     )
     empty = run("inbox", "--status", "promoted")
     assert (empty.stdout, empty.stderr) == ("", "lore: no promoted observations\n")
@@ -113,6 +113,7 @@ def test_promote_links_both_ways(
         "id": a,
         "timestamp": NOW,
         "set": {"status": "promoted", "promoted_to": target["id"]},
+        "was": {"status": "raw"},
     }
     shown = json.loads(run("show", target["id"], "--json").stdout)
     assert shown["derived_from"] == a
@@ -193,6 +194,7 @@ def test_discard(run: Run, two: list[str], data_dir: Path) -> None:
         "id": two[1],
         "timestamp": NOW,
         "set": {"status": "discarded", "discard_reason": "a one-off"},
+        "was": {"status": "raw"},
     }
     before = snapshot(data_dir)
     again = run("inbox", "discard", two[1], "--reason", "x", "--json")

@@ -210,7 +210,7 @@ def test_stats_counts_every_decision(run: Run, three: list[str]) -> None:
             "other": 1,
         },
         "by_outcome": {"pending": 2, "successful": 1, "revised": 0, "abandoned": 0},
-        "by_status": {"active": 2, "retracted": 1, "superseded": 0},
+        "by_status": {"active": 2, "retracted": 1, "superseded": 0, "archived": 0},
     }
     assert run("journal", "stats").stdout == (
         "total: 3\n"
@@ -370,6 +370,7 @@ def test_retract_and_retract_again(run: Run, three: list[str], data_dir: Path) -
         "id": three[0],
         "timestamp": NOW,
         "set": {"status": "retracted", "retracted_at": NOW, "retraction_reason": "wrong tool"},
+        "was": {"status": "active"},
     }
     before = snapshot(data_dir)
     again = run("journal", "retract", three[0], "--json")
@@ -398,6 +399,7 @@ def test_supersede_links_both(run: Run, three: list[str], data_dir: Path) -> Non
             "id": a,
             "timestamp": NOW,
             "set": {"status": "superseded", "superseded_by": b},
+            "was": {"status": "active"},
         },
         {"_op": "revise", "id": b, "timestamp": NOW, "set": {"supersedes": [a]}},
     ]

@@ -287,6 +287,6 @@ def test_mcp_help_names_every_tool_resource_and_prompt(run: Run) -> None:
     from lore.mcp import PROMPTS, RESOURCES, TOOL_NAMES
 
     text = " ".join(run("mcp", "--help").stdout.split()).replace("start- session", "start-session")
-    assert f"Tools (17): {', '.join(TOOL_NAMES)}; resources {' and '.join(RESOURCES)};" in text
+    assert f"Tools (21): {', '.join(TOOL_NAMES)}; resources {' and '.join(RESOURCES)};" in text
     assert f"the prompt {PROMPTS[0]}." in text
-    assert len(TOOL_NAMES) == len(set(TOOL_NAMES)) == 17
+    assert len(TOOL_NAMES) == len(set(TOOL_NAMES)) == 21

@@ -25,7 +25,11 @@ COMMANDS = {
     "triggers": "recall:triggers_cmd",
     "index": "recall:index_cmd",
 }
-EXPLAIN_KEYS = {"bm25", "fuzzy", "relevance", "recency", "importance", "project", "recalled"}
+EXPLAIN_KEYS = {
+    *("bm25", "fuzzy", "relevance", "project", "stale"),
+    # the activation model (lore.dynamics.activation) and its parts
+    *("activation", "recency", "last_used", "used", "cited", "importance", "pinned"),
+}
 
 
 @pytest.fixture(autouse=True)

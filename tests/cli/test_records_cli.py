@@ -147,6 +147,7 @@ def test_retract_decision(run: Run, data_dir: Path) -> None:
         "id": record["id"],
         "timestamp": T3,
         "set": {"status": "retracted", "retracted_at": T3, "retraction_reason": "changed our mind"},
+        "was": {"status": "active"},
     }
     history = json.loads(run("show", record["id"], "--history", "--json").stdout)
     assert history == {"record": shown, "history": [record, revision]}

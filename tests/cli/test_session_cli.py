@@ -496,6 +496,7 @@ def test_resume_json_shape(run: Run, store: Store, monkeypatch: pytest.MonkeyPat
         "pending_review": [],
         "pending_review_count": 0,
         "fork": None,
+        "tending": {"conflicts": 0, "proposals": None},
         "cut": ["1 line of patterns", "1 line of recurring failures", "1 line of recent decisions"],
     }
 

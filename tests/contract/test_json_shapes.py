@@ -136,7 +136,7 @@ def test_show_history_shape_for_a_log(run: Run) -> None:
     run("retract", created["id"], "--reason", "why")
     history = document(run("show", created["id"], "--history", "--json"))["history"]
     assert history[0] == created["record"]
-    assert list(history[1]) == ["_op", "id", "timestamp", "set"]
+    assert list(history[1]) == ["_op", "id", "timestamp", "set", "was"]
     assert history[1]["_op"] == "revise"
     assert set(history[1]["set"]) == {"status", "retracted_at", "retraction_reason"}
 

@@ -135,6 +135,10 @@ TOOLS = {
     ),
     "timeline": (True, [], ["period", "project", "kinds"]),
     "ingest": (False, [], ["paths", "agent", "since", "dry_run", "all"]),
+    "stale": (False, [], ["reconfirm", "repo"]),
+    "consolidate": (False, [], ["apply", "kinds", "since", "dry_run"]),
+    "archive": (False, ["ids"], ["ids", "unarchive"]),
+    "pin": (False, ["ids"], ["ids", "unpin"]),
 }
 
 
@@ -399,3 +403,37 @@ def test_lore_mcp_help_lists_what_the_server_offers(server: Any) -> None:
     ]
     assert sorted(resources + templates) == sorted(RESOURCES)
     assert [p.name for p in server.request("list_prompts").prompts] == list(PROMPTS)
+
+
+def test_tending_tools_return_what_the_cli_returns(server: Any, run: Any) -> None:
+    """Issue 18: stale, consolidate, archive and pin through the tools, as the CLI has them."""
+    import json
+
+    def cli(*args: str) -> Any:
+        result = run("--data-dir", str(server.root), *args, "--json")
+        assert result.exit_code == 0, result.stderr
+        return json.loads(result.stdout)
+
+    first = server.ok("remember", text="Use JSONL files for the audit storage")["id"]
+    second = server.ok("remember", text="use jsonl for the audit storage.", force=True)["id"]
+    listed = server.ok("consolidate", kinds=["duplicate"])
+    assert listed == cli("consolidate", "--kind", "duplicate")
+    [proposal] = listed["proposals"]
+    assert {r["id"] for r in proposal["records"]} == {first, second}
+    preview = server.ok("consolidate", apply=[proposal["id"]], dry_run=True)
+    assert preview == cli("consolidate", "--apply", proposal["id"], "--dry-run")
+    assert cli("show", first)["status"] == "active"  # a dry run writes nothing
+    applied = server.ok("consolidate", apply=[proposal["id"]])["applied"][0]
+    merged = applied["created"]
+    assert cli("show", first)["superseded_by"] == merged
+    assert server.ok("pin", ids=[merged])["records"][0]["id"] == merged
+    assert cli("show", merged)["pinned"] is True
+    assert server.error("archive", ids=[merged])["code"] == "invalid"  # pinned
+    server.ok("pin", ids=[merged], unpin=True)
+    assert server.ok("archive", ids=[merged])["archived"][0]["status"] == "archived"
+    assert server.ok("archive", ids=[merged], unarchive=True)["unarchived"][0]["status"] == (
+        "active"
+    )
+    checked = server.ok("stale")
+    assert set(checked) == {"repo", "head", "anchored", "checked", "skipped", "stale"}
+    assert server.error("stale", reconfirm=[first])["code"] == "invalid"  # no file hashes

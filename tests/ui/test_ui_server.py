@@ -225,6 +225,10 @@ def test_read_only_refuses_every_write(ui_read_only: Client, data_dir: Path, run
         ("inbox", "promote"): {"id": "obs-ui-flaky", "to": "decision"},
         ("inbox", "discard"): {"id": "obs-ui-flaky", "reason": "noise"},
         ("review", "resolve"): {"id": "dec-ui-celery", "outcome": "successful"},
+        ("stale", "reconfirm"): {"id": "dec-ui-celery"},
+        ("stale", "supersede"): {"id": "dec-ui-celery", "text": "Use RQ"},
+        ("stale", "retract"): {"id": "dec-ui-celery", "reason": "moot"},
+        ("consolidate", "apply"): {"id": "dup-0123456789"},
     }
     actions = {(q["name"], a["name"]) for q in info["queues"] for a in q["actions"]}
     assert actions == set(bodies)  # every write the UI can make is tried here
@@ -458,3 +462,55 @@ def test_the_front_end_is_small_and_needs_no_network() -> None:
         if path.endswith(".js"):
             assert "innerHTML" not in text and "insertAdjacentHTML" not in text, path
             assert "eval(" not in text and "new Function" not in text, path
+
+
+# --- the tending queues (issue 18): stale advice, consolidation proposals ---------------
+
+
+@pytest.fixture
+def tended(run: Run, data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Client]:
+    """A repository in the working directory with a decision on a file changed since, and
+    two near-duplicate decisions, written before the server starts."""
+    from tests.dynamics.conftest import Repo
+
+    for role in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{role}_NAME", "T")
+        monkeypatch.setenv(f"GIT_{role}_EMAIL", "t@example.com")
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(data_dir.parent / "gitconfig"))
+    repo = Repo(Path.cwd())
+    repo.write("src/db.py", "import sqlite3\n")
+    repo.commit("init")
+    run("remember", "Use SQLite in src/db.py because: simple", "-q")
+    run("remember", "Use JSONL files for storage", "-q")
+    run("remember", "use jsonl for the storage.", "--force", "-q")
+    repo.write("src/db.py", "import sqlite3\nimport os\n")
+    repo.commit("db: more")
+    yield from _serve(data_dir)
+
+
+def test_the_stale_and_consolidation_queues_act_through_the_cli_use_cases(
+    tended: Client, run: Run
+) -> None:
+    ui = tended
+    _, _, info = ui.get("/api/info")
+    assert {"stale", "consolidate"} <= {q["name"] for q in info["queues"]}
+    status, _, doc = ui.get("/api/queue/stale")
+    assert status == 200
+    [item] = doc["stale"]
+    assert item["title"] == "Use SQLite in src/db.py"
+    assert item["staleness"] == "src/db.py changed (+1 -0 in 1 commit)"
+    status, _, done = ui.post("/api/queue/stale/reconfirm", {"id": item["id"]}, token=True)
+    assert (status, done["id"], done["ok"]) == (200, item["id"], True)
+    assert ui.get("/api/queue/stale")[2]["stale"] == []
+    assert cli_json(run, "stale")["stale"] == []
+    status, _, doc = ui.get("/api/queue/consolidate")
+    [proposal] = doc["proposals"]
+    assert proposal["kind"] == "duplicate" and len(proposal["records"]) == 2
+    status, _, applied = ui.post("/api/queue/consolidate/apply", {"id": proposal["id"]}, token=True)
+    assert status == 200
+    merged = cli_json(run, "show", applied["id"])
+    assert merged["decision"] == "Use JSONL files for storage"
+    for member in proposal["records"]:
+        assert cli_json(run, "show", member["id"])["superseded_by"] == applied["id"]
+    assert ui.get("/api/queue/consolidate")[2]["proposals"] == []

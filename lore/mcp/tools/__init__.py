@@ -16,4 +16,4 @@ from ``Field``); a ``LoreError`` raised inside becomes a tool error by itself.
 
 from __future__ import annotations
 
-MODULES = ("session", "recall", "records", "review", "components", "inbox", "ingest")
+MODULES = ("session", "recall", "records", "review", "components", "inbox", "ingest", "dynamics")

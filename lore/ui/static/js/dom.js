@@ -124,7 +124,7 @@ export function kindOf(id, info) {
 // The record's title field as one line; `kind` when the record does not say it (show).
 export function title(record, kinds, kind) {
   const spec = kinds && kinds[kind || record.type];
-  const value = spec ? record[spec.title] : null;
+  const value = spec && record[spec.title] != null ? record[spec.title] : record.title;
   const s = value == null ? "" : String(value);
   return s.trim() ? s.replace(/\s+/g, " ").trim() : record.id;
 }

@@ -60,7 +60,7 @@ function daysForm(days) {
 
 function item(spec, record, info, count) {
   const result = h("div", { class: "result", "aria-live": "polite" });
-  const li = h("li", { class: "item", "data-id": record.id },
+  const li = Array.isArray(record.records) ? proposal(record, info, result) : h("li", { class: "item", "data-id": record.id },
     h("div", { class: "line" }, badge(kindOf(record.id, info), info.colors), " ",
       recordLink(record.id, title(record, info.kindSpec, kindOf(record.id, info)))),
     h("div", { class: "meta" }, time(record.timestamp), record.project ? h("span", {}, record.project) : null,
@@ -72,12 +72,28 @@ function item(spec, record, info, count) {
   return li;
 }
 
+// A consolidation proposal (not a record): what it would do, and the records it touches.
+function proposal(p, info, result) {
+  return h("li", { class: "item proposal", "data-id": p.id },
+    h("div", { class: "line" }, h("span", { class: "chip" }, `${p.kind}: ${p.action}`), " ", p.summary),
+    h("ul", { class: "members" }, p.records.map((r) => h("li", {},
+      badge(kindOf(r.id, info), info.colors), " ", recordLink(r.id, title(r, info.kindSpec, kindOf(r.id, info))),
+      " ", time(r.timestamp), r.status && r.status !== "active" ? h("span", { class: "chip" }, r.status) : null))),
+    h("div", { class: "meta" }, h("span", { class: "id" }, p.id)),
+    result);
+}
+
 function form(spec, action, record, result, li, count) {
   const inputs = action.fields.map((f) => {
     const name = `${action.name}-${f.name}-${record.id}`;
     if (f.type === "choice") {
+      // A choice without fixed options takes the item's own (a settlement's choices).
+      const choices = f.choices.length ? f.choices : (record.choices || []).map(String);
+      if (!choices.length) return null;
+      const picked = record.default == null ? null : String(record.default);
       return h("label", { class: "field" }, h("span", {}, f.label),
-        h("select", { name: f.name, id: name, required: f.required }, f.choices.map((c) => h("option", { value: c }, c))));
+        h("select", { name: f.name, id: name, required: f.required },
+          choices.map((c) => h("option", { value: c, selected: c === picked ? true : null }, c))));
     }
     if (f.type === "flag") {
       return h("label", { class: "check" }, h("input", { type: "checkbox", name: f.name, id: name }), " ", f.label);
@@ -92,6 +108,7 @@ function form(spec, action, record, result, li, count) {
     const body = { id: record.id };
     for (const f of action.fields) {
       const input = el.elements[f.name];
+      if (!input) continue;
       if (f.type === "flag") body[f.name] = input.checked;
       else if (input.value.trim()) body[f.name] = input.value.trim();
     }
