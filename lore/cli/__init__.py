@@ -293,7 +293,9 @@ def cli(ctx: click.Context, data_dir: str | None) -> None:
 
 
 # Commands that report a missing data root themselves, or create it.
-QUIET_ON_MISSING = frozenset({"paths", "init", "doctor", "validate", "demo", "help"})
+QUIET_ON_MISSING = frozenset(
+    {"paths", "init", "doctor", "validate", "demo", "help", "hooks", "mcp", "ui"}
+)
 
 
 def _warn_if_missing(ctx: click.Context) -> None:
