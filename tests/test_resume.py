@@ -452,3 +452,76 @@ def test_recent_decisions_rank_by_importance_not_age(
     note_recalled(store.root, [newest[0]] * 100)
     again = [d["id"] for d in resume(store, project=None).recent_decisions]
     assert newest[0] in again and again.index(newest[0]) < again.index(newest[-1])
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_first_decisions_are_those_of_valuing_every_decision(
+    store: Store, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """rank_decisions looks up use and staleness only for the decisions that can still
+    make the cut; the first n are those of working out every decision's value (the
+    activation model's: use here, old or recent, citations, pins; stale advice lower)."""
+    import random
+
+    from lore.capture.anchors import blob_id
+    from lore.dynamics import activation as model
+    from lore.index.history import note_recalled, usage
+    from lore.index.view import ProjectView
+    from lore.sessions.resume import W_ACTIVATION, StaleMarks, rank_decisions
+
+    rng = random.Random(seed)
+    kept = store.root.path.parent / "kept.py"
+    kept.write_text("KEPT = 1\n")
+    made = []
+    for n in range(300):
+        fields: dict = {
+            "outcome": rng.choice(["pending", "successful", "revised", "abandoned"]),
+            "type": rng.choice(["architecture", "implementation", "naming", "other"]),
+            "spec_quality": rng.choice([0.0, 0.4, 0.9]),
+        }
+        if made and rng.random() < 0.3:
+            fields["related_decisions"] = [rng.choice(made[:5] + made)]
+        month, day = 1 + n % 12, 1 + n % 28
+        record = decision(n, project=None, timestamp=f"2025-{month:02d}-{day:02d}T00:00:00Z")
+        for name, value in fields.items():
+            setattr(record, name, value)
+        if rng.random() < 0.05:
+            record.extra["pinned"] = True
+        if rng.random() < 0.3:
+            blob = rng.choice([blob_id(b"KEPT = 1\n"), blob_id(b"KEPT = 0\n")])
+            record.extra["file_hashes"] = [{"path": str(kept), "blob": blob, "commit": None}]
+        made.append(record.id)
+        store.add([record])
+    for day in ("2024-01-01", "2025-06-01", "2026-03-19"):  # old decisions used lately too
+        monkeypatch.setenv("LORE_NOW", f"{day}T00:00:00Z")
+        for _ in range(rng.randint(1, 8)):
+            note_recalled(store.root, rng.sample(made, 6))
+    monkeypatch.setenv("LORE_NOW", "2026-03-20T00:00:00Z")
+    view = ProjectView(store, None)
+    idx, docs = view.index, view.docs("decision")
+    used, now = usage(store.root), 1_773_964_800.0  # 2026-03-20
+    marks = StaleMarks(view)
+
+    def value(d: int) -> float:
+        use = used.get(idx.id_of(d))
+        last = use.last if use else 0.0
+        fresh = (
+            1.0
+            if d in idx.pins
+            else max(
+                model.decay("decision", (now - idx.ts[d]) / model.DAY),
+                model.decay("decision", (now - last) / model.DAY) if last else 0.0,
+            )
+        )
+        share = model.use_share(use.total if use else 0, idx.cited_count(d))
+        act = model.W_FRESH * fresh + model.W_USE * share
+        own = idx.dw[d] - idx.cw[d] + W_ACTIVATION * act
+        return own * model.STALE_FACTOR if marks.check(d) else own
+
+    every = sorted(docs, key=lambda d: (value(d), idx.ts[d], d), reverse=True)
+    plain = sorted(
+        docs, key=lambda d: value(d) / (model.STALE_FACTOR if marks.check(d) else 1), reverse=True
+    )
+    assert any(marks.check(d) for d in plain[:40]) and idx.pins and idx.cited_max() >= 2
+    for n in (1, 5, 10, 40):
+        assert rank_decisions(view, docs, n, StaleMarks(view)) == every[:n], n

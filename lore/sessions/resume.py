@@ -29,6 +29,7 @@ TOP_PATTERNS = 5
 MAX_GOALS = 10  # goals listed (by priority); goals_count has them all
 MAX_PENDING = 10  # decisions pending review listed (oldest first); pending_review_count all
 REVIEW_AFTER_DAYS = 3
+_ROUNDING = 1e-6  # how far a decision's base may be from its exact value (32-bit columns)
 
 
 @dataclass
@@ -250,13 +251,24 @@ def rank_decisions(
         share = model.use_share(use.total if use else 0, idx.cited_count(d))
         return idx.dw[d] - idx.cw[d] + w_fresh * fresh + w_use * share
 
-    # Walk down from the best by ``base``: a decision below the walked ones has at most its
-    # base plus ``bound``, so once that is under the n-th value found, the walk can stop.
+    key, reach = base, bound
+    if used:
+        # Only the decisions used here gain from use: theirs is worked out now, and any
+        # other's is its base (but for rounding, ``dw`` being 32-bit, and for citations
+        # while ``cw`` is out of date), so the walk below need not look up every id.
+        key = list(base)
+        mine = set(idx.find_ids(set(used)).values())
+        for j, d in enumerate(docs):
+            if d in mine:
+                key[j] = exact(d)
+        reach = _ROUNDING + (0.0 if cit_known else w_use * model.use_share(0, idx.cited_max()))
+    # Walk down from the best by ``key``: a decision below the walked ones has at most its
+    # key plus ``reach``, so once that is under the n-th value found, the walk can stop.
     final: dict[int, float] = {}  # position in docs -> its value (exact, staleness applied)
     walked = 0
     want = 2 * n
     while True:
-        top = heapq.nlargest(want, zip(base, times, range(len(docs))))
+        top = heapq.nlargest(want, zip(key, times, range(len(docs))))
         for b, _, j in top[walked:]:
             d = docs[j]
             value = exact(d) if bound else b
@@ -265,7 +277,7 @@ def rank_decisions(
             final[j] = value
         walked = len(top)
         best = heapq.nlargest(n, final.values())
-        if walked == len(docs) or (len(best) == n and top[-1][0] + bound < best[-1]):
+        if walked == len(docs) or (len(best) == n and top[-1][0] + reach < best[-1]):
             break
         want *= 4
     # Ties: the newer first, then the later record.
