@@ -130,6 +130,29 @@ def test_a_day_lists_its_records_and_digest(run: Run, loaded: None) -> None:
     }  # fmt: skip
 
 
+def test_a_day_lists_its_first_records_up_to_the_limit(run: Run, loaded: None) -> None:
+    """A day of an import can hold tens of thousands of records: it lists the first 200
+    unless --limit says otherwise; its counts and digest stay whole."""
+    whole = doc(run, "2026-01-02")
+    assert whole["limit"] == 200
+    cut = doc(run, "2026-01-02", "--limit", "2")
+    assert cut["limit"] == 2 and cut["records"] == whole["records"][:2]
+    assert (cut["total"], cut["counts"], cut["digest"]) == (
+        whole["total"], whole["counts"], whole["digest"]
+    )  # fmt: skip
+    assert doc(run, "2026-01-02", "-n", "0")["records"] == whole["records"]
+    text = run("timeline", "2026-01-02", "-n", "2")
+    assert text.exit_code == 0
+    assert "  failure fail-b  " in text.stdout and "  failure fail-c  " in text.stdout
+    assert "  decision dec-b  " not in text.stdout  # the third record of the day: cut
+    assert text.stderr == "lore: 1 more record(s) that day: --limit 0 lists them all\n"
+    bad = run("timeline", "2026-01-02", "--limit", "-1")
+    assert (bad.exit_code, bad.stderr) == (
+        2,
+        "lore: error: --limit must be 0 (all) or more, not -1\n",
+    )
+
+
 def test_the_digest_of_a_year_and_of_all_time(run: Run, loaded: None) -> None:
     year = doc(run, "2026")
     assert year["digest"]["entities"] == [{"name": "redis", "count": 2}]

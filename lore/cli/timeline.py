@@ -17,18 +17,31 @@ pass_app = click.make_pass_decorator(App)
 @click.command(name="timeline")
 @click.argument("period", nargs=-1)
 @click.option("--project", help="Only this project's records (its own or tagged).")
+@click.option(
+    "-n",
+    "--limit",
+    type=int,
+    default=None,
+    help="A day lists its first N records (default 200; 0: all); counts stay whole.",
+)
 @kind_filter_option()
 @json_option
 @pass_app
 def timeline_cmd(
-    app: App, period: tuple[str, ...], project: str | None, kinds: tuple[str, ...], as_json: bool
+    app: App,
+    period: tuple[str, ...],
+    project: str | None,
+    limit: int | None,
+    kinds: tuple[str, ...],
+    as_json: bool,
 ) -> None:
     """Count records by year, month, ISO week and day, each period with a digest.
 
     With no PERIOD, the years; a year (2026) lists its months, a month
     (2026-05, "may 2026", "last month") its ISO weeks, cut to the month so
     their counts add up to it; a week (2026-W19, "this week") its days; a day
-    (2026-05-12, today, yesterday) its records with ids. Every period shows
+    (2026-05-12, today, yesterday) its records with ids, the first 200 unless
+    --limit says otherwise (0: all). Every period shows
     its count per kind and a digest: the entities and tags most of its
     records share, and the records that matter most there (decisions with
     their outcome, recurring failures, new patterns, handoffs), each with its
@@ -37,7 +50,7 @@ def timeline_cmd(
     With --json: {"period", "level", "lists", "since", "until", "project",
     "kinds", "total", "counts", "digest": {"entities", "tags", "highlights"},
     "periods": [{"period", "since", "until", "total", "counts", "digest"}]}
-    ("records": [...] instead of "periods" for a day).
+    ("limit" and "records": [...] instead of "periods" for a day).
 
     \b
     Examples:
@@ -46,9 +59,15 @@ def timeline_cmd(
       lore timeline last week --project api
     """
     from lore.clock import parse_timestamp
-    from lore.timeline.core import timeline
+    from lore.timeline.core import DAY_LIMIT, timeline
 
-    doc = timeline(app.store, " ".join(period) or None, project=project, kinds=kinds)
+    doc = timeline(
+        app.store,
+        " ".join(period) or None,
+        project=project,
+        kinds=kinds,
+        limit=DAY_LIMIT if limit is None else limit,
+    )
     if as_json:
         emit_json(doc)
         return
@@ -63,6 +82,9 @@ def timeline_cmd(
     for item in doc.get("records", []):
         when = parse_timestamp(item["timestamp"]).strftime("%H:%M")  # UTC, as the day is
         echo(f"{when}  {item['type']} {item['id']}  {_label(item)}")
+    if "records" in doc and len(doc["records"]) < doc["total"]:
+        more = doc["total"] - len(doc["records"])
+        note(f"{more:,} more record(s) that day: --limit 0 lists them all")
     if not doc["total"]:
         note(f"no records in {title}")
 

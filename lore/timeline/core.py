@@ -27,6 +27,7 @@ _NOT = bytes([1] + [0] * 255)  # translate table: 0 -> 1, anything else -> 0
 LISTS = {None: "years", "year": "months", "month": "weeks", "week": "days", "day": "records"}
 TOP_NAMES = 3  # entities and tags a digest names
 TOP_RECORDS = 2  # records a digest names per highlight (decisions, failures, ...)
+DAY_LIMIT = 200  # records a day lists unless asked for more (0: all); its counts stay whole
 RECURRING = 2  # failures of one error type within a period that make it recurring
 _DECISION, _FAILURE, _PATTERN, _SESSION = (
     SEARCH_KINDS.index(k) for k in ("decision", "failure", "pattern", "session")
@@ -39,25 +40,38 @@ def timeline(
     *,
     project: str | None = None,
     kinds: tuple[str, ...] | list[str] = (),
+    limit: int = DAY_LIMIT,
 ) -> dict[str, Any]:
     """Counts per kind and a digest for ``period`` (None: all time) and each period in it:
     all time lists its years, a year its months, a month its ISO weeks (cut to the month),
-    a week its days, a day its records. Only shown records (not retracted or superseded),
-    of ``project`` (its own or tagged) and of ``kinds`` when given."""
+    a week its days, a day its records (the first ``limit`` of them, 0: all; ``total``
+    still counts every one). Only shown records (not retracted or superseded), of
+    ``project`` (its own or tagged) and of ``kinds`` when given."""
+    from lore.errors import UsageError
+
+    if limit < 0:
+        raise UsageError(f"--limit must be 0 (all) or more, not {limit}")
     wanted = searchable_kinds(list(kinds), refused="timeline does not count")
     span = timeexpr.period(period) if period else None
     idx = open_index(store)
     key = cache.key(store, idx, span.label if span else None, project, wanted)
+    if span is not None and span.level == "day":
+        key.append(limit)
     cached = cache.cached(store, key)
     if cached is not None:
         return cached
-    doc = _build(store, idx, span, project, wanted)
+    doc = _build(store, idx, span, project, wanted, limit)
     cache.keep(store, key, doc)
     return doc
 
 
 def _build(
-    store: Store, idx: Index, span: Period | None, project: str | None, wanted: list[str]
+    store: Store,
+    idx: Index,
+    span: Period | None,
+    project: str | None,
+    wanted: list[str],
+    limit: int = DAY_LIMIT,
 ) -> dict[str, Any]:
     docs = _select(idx, span, project, {SEARCH_KINDS.index(k) for k in wanted})
     ts = idx.ts
@@ -79,7 +93,9 @@ def _build(
     }
     if span is not None and span.level == "day":
         out.update(_summaries(store, idx, docs, [0] * len(docs), 1)[0])
-        out["records"] = [_line(store, idx, d) for d in sorted(docs, key=lambda d: (ts[d], d))]
+        listed = sorted(docs, key=lambda d: (ts[d], d))
+        out["limit"] = limit
+        out["records"] = [_line(store, idx, d) for d in (listed[:limit] if limit else listed)]
         return out
     bounds = [p.start.timestamp() for p in parts]
     where = [bisect_right(bounds, t) - 1 for t in times]

@@ -189,10 +189,15 @@ class Routes:
         return Reply(show(self.store, record_id, history=True))
 
     def timeline(self, q: Query) -> Reply:
-        from lore.timeline.core import timeline
+        from lore.timeline.core import DAY_LIMIT, timeline
 
+        limit = _one(q, "limit")
         doc = timeline(
-            self.store, _one(q, "period"), project=_one(q, "project"), kinds=_many(q, "kind")
+            self.store,
+            _one(q, "period"),
+            project=_one(q, "project"),
+            kinds=_many(q, "kind"),
+            limit=int(limit) if limit and limit.isdigit() else DAY_LIMIT,
         )
         return Reply(doc)
 

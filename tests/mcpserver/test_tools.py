@@ -133,7 +133,7 @@ TOOLS = {
             "allow_secret",
         ],
     ),
-    "timeline": (True, [], ["period", "project", "kinds"]),
+    "timeline": (True, [], ["period", "project", "kinds", "limit"]),
     "ingest": (False, [], ["paths", "agent", "since", "dry_run", "all"]),
     "stale": (False, [], ["reconfirm", "repo"]),
     "consolidate": (False, [], ["apply", "kinds", "since", "dry_run"]),

@@ -148,13 +148,16 @@ def timeline(
     kinds: Annotated[
         list[str] | None, Field(description="Only these kinds (decision, failure, ...).")
     ] = None,
+    limit: Annotated[
+        int, Field(ge=0, description="A day lists its first N records (0: all).")
+    ] = 200,
 ) -> Doc:
     """Navigate the memory by time: how many records of each kind a period holds and a
     short digest of it (top entities and tags; decisions with their outcome, recurring
     failures, new patterns and handoffs, each with its id). Start with no period and
     drill down; a day lists its records. Returns the same as `lore timeline --json`:
-    {"period", "level", "total", "counts", "digest", "periods": [...]} ("records" for a
-    day). An unreadable period: error `usage`."""
+    {"period", "level", "total", "counts", "digest", "periods": [...]} ("limit" and
+    "records" for a day). An unreadable period: error `usage`."""
     from lore.timeline.core import timeline as run
 
-    return run(store(), period, project=project, kinds=tuple(kinds or ()))
+    return run(store(), period, project=project, kinds=tuple(kinds or ()), limit=limit)

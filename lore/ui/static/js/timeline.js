@@ -32,8 +32,15 @@ function crumbs(doc) {
 }
 
 function filters(params) {
-  const out = { project: params.get("project"), kind: params.getAll("kind") };
+  const out = { project: params.get("project"), kind: params.getAll("kind"), limit: params.get("limit") };
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v && v.length));
+}
+
+// The same filters, with a day's whole list (limit 0).
+function everything(params) {
+  const all = new URLSearchParams(params);
+  all.set("limit", "0");
+  return all;
 }
 
 function link(period, params, label) {
@@ -114,7 +121,11 @@ export async function render(ctx) {
         time(r.timestamp), " ", badge(r.type, info.colors), " ", recordLink(r.id, r.title || r.id),
         r.outcome ? [" ", h("span", { class: "chip" }, r.outcome)] : null,
         r.error_type ? [" ", h("span", { class: "chip" }, r.error_type)] : null)))
-        : h("p", { class: "quiet" }, "Nothing recorded that day."));
+        : h("p", { class: "quiet" }, "Nothing recorded that day."),
+      doc.records.length < doc.total
+        ? h("p", { class: "quiet more-records" }, `The first ${doc.records.length.toLocaleString("en")} of ${plural(doc.total, "record")}; `,
+          link(doc.period, everything(params), "list them all"), ".")
+        : null);
   } else {
     const max = Math.max(1, ...doc.periods.map((p) => p.total));
     body = h("section", { class: "card" }, h("h2", {}, doc.lists[0].toUpperCase() + doc.lists.slice(1)),
