@@ -170,9 +170,10 @@ NOTES = [
     "section 12), which is also most of a warm MCP `recall`.",
     "",
     "The cold timeline's worst level on `gen_corpus` is its busiest day: the corpus has no "
-    "timestamps, so `lore import` dates every record the day it ran, and that day lists "
-    "all 92,280 records (about 15 MB of JSON, each record read from its file). A day of "
-    "real use holds tens to hundreds of records (the `gen_store` day row).",
+    "timestamps, so `lore import` dates every record the day it ran, and that day holds "
+    "all 92,280 records: it lists its first 200 (`-n`), but its counts and digest still "
+    "go through every one. A day of real use holds tens to hundreds of records (the "
+    "`gen_store` day row).",
 ]
 
 
