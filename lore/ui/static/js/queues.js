@@ -9,7 +9,9 @@ const PAGE = 20;
 export async function render(ctx) {
   const { info } = ctx;
   const wanted = ctx.arg ? info.queues.filter((q) => q.name === ctx.arg) : info.queues;
-  const sections = await Promise.all(wanted.map((q) => queue(q, ctx)));
+  // Each queue fills in as its listing arrives: a slow one (the consolidation proposals
+  // of a big store take seconds) never holds back the others.
+  const sections = wanted.map((q) => queue(q, ctx));
   return h("div", { class: "view-queues" },
     h("h1", {}, "Queues"),
     h("p", { class: "quiet" }, "Records waiting for a person. Each action does what its CLI command does, through the same code (point at a button to see the command)."),
@@ -19,7 +21,7 @@ export async function render(ctx) {
     sections);
 }
 
-async function queue(spec, ctx) {
+function queue(spec, ctx) {
   const days = ctx.params.get("days") || "3";
   const list = h("ol", { class: "items" });
   const count = h("span", { class: "count" });
@@ -34,6 +36,7 @@ async function queue(spec, ctx) {
     const { doc, total } = await page(`/api/queue/${encodeURIComponent(spec.name)}`,
       { limit: PAGE, offset, days: spec.name === "review" ? days : null });
     const items = spec.items ? doc[spec.items] : doc;
+    if (!offset) list.replaceChildren();
     items.forEach((record) => list.append(item(spec, record, ctx.info, count)));
     offset += items.length;
     count.textContent = `(${total.toLocaleString("en")})`;
@@ -41,8 +44,10 @@ async function queue(spec, ctx) {
     more.hidden = offset >= total;
     if (!total) list.replaceChildren(h("li", { class: "quiet" }, "Nothing waiting."));
   };
-  more.addEventListener("click", () => load().catch((error) => box.append(errorBox(error))));
-  await load();
+  const failed = (error) => box.append(errorBox(error));
+  more.addEventListener("click", () => load().catch(failed));
+  list.append(h("li", { class: "quiet loading" }, "Loading…"));
+  load().catch((error) => { list.replaceChildren(); failed(error); });
   return box;
 }
 
