@@ -87,6 +87,7 @@ class Queue:
     actions: tuple[Action, ...] = field(default=())
     command: str = ""
     available: Callable[[], bool] = lambda: True
+    on_demand: bool = False  # slow on a big store: listed when asked, not with every queue
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -95,6 +96,7 @@ class Queue:
             "about": self.about,
             "items": self.items,
             "command": self.command,
+            "on_demand": self.on_demand,
             "actions": [a.to_dict() for a in self.actions],
         }
 
@@ -302,6 +304,7 @@ QUEUES: tuple[Queue, ...] = (
             ),
         ),
         "lore consolidate",
+        on_demand=True,
     ),
 )
 

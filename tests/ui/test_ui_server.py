@@ -494,7 +494,8 @@ def test_the_stale_and_consolidation_queues_act_through_the_cli_use_cases(
 ) -> None:
     ui = tended
     _, _, info = ui.get("/api/info")
-    assert {"stale", "consolidate"} <= {q["name"] for q in info["queues"]}
+    on_demand = {q["name"]: q["on_demand"] for q in info["queues"]}
+    assert on_demand == {"inbox": False, "review": False, "stale": False, "consolidate": True}
     status, _, doc = ui.get("/api/queue/stale")
     assert status == 200
     [item] = doc["stale"]

@@ -46,8 +46,16 @@ function queue(spec, ctx) {
   };
   const failed = (error) => box.append(errorBox(error));
   more.addEventListener("click", () => load().catch(failed));
-  list.append(h("li", { class: "quiet loading" }, "Loading…"));
-  load().catch((error) => { list.replaceChildren(); failed(error); });
+  const start = () => {
+    list.replaceChildren(h("li", { class: "quiet loading" }, "Loading…"));
+    load().catch((error) => { list.replaceChildren(); failed(error); });
+  };
+  if (spec.on_demand && ctx.arg !== spec.name) {
+    // Slow on a big store (seconds): looked for when a person asks, not on every visit.
+    const ask = h("button", { type: "button", class: "look" }, `Look for ${spec.title.toLowerCase()}`);
+    ask.addEventListener("click", start);
+    list.append(h("li", { class: "quiet" }, ask));
+  } else start();
   return box;
 }
 
