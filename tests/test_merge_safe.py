@@ -6,14 +6,14 @@ name), and a decision's outcome set differently on two clones is named by `lore 
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from click.testing import Result
+
+from tests.gitteam import git, isolate_git, lore, team
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -22,41 +22,11 @@ Run = Callable[..., Result]
 
 @pytest.fixture(autouse=True)
 def identity(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for role in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{role}_NAME", "t")
-        monkeypatch.setenv(f"GIT_{role}_EMAIL", "t@example.com")
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
-    (tmp_path / "gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
-    assert done.returncode == 0, (args, done.stdout, done.stderr)
-    return done.stdout
-
-
-def lore(run: Run, root: Path, *args: str, code: int = 0) -> dict:  # type: ignore[type-arg]
-    result = run("--data-dir", str(root), *args, "--json")
-    assert result.exit_code == code, (args, result.stdout, result.stderr)
-    return json.loads(result.stdout)  # type: ignore[no-any-return]
+    isolate_git(monkeypatch, tmp_path)
 
 
 def clones(run: Run, tmp_path: Path, n: int = 3) -> list[Path]:
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
-    first = tmp_path / "c0"
-    lore(run, first, "init", "--git")
-    git(first, "checkout", "-q", "-b", "main")
-    git(first, "add", "-A")
-    git(first, "commit", "-qm", "lore: data root")
-    git(first, "remote", "add", "origin", str(remote))
-    git(first, "push", "-q", "-u", "origin", "main")
-    out = [first]
-    for i in range(1, n):
-        git(tmp_path, "clone", "-q", str(remote), str(tmp_path / f"c{i}"))
-        out.append(tmp_path / f"c{i}")
-    return out
+    return team(run, tmp_path, n)
 
 
 def everywhere(run: Run, roots: list[Path]) -> None:

@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 from click.testing import Result
 
+from tests.gitteam import git, isolate_git, lore, team
+
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 Run = Callable[..., Result]
@@ -29,42 +31,7 @@ FORK = multiprocessing.get_context("fork")
 
 @pytest.fixture(autouse=True)
 def identity(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for role in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{role}_NAME", "t")
-        monkeypatch.setenv(f"GIT_{role}_EMAIL", "t@example.com")
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
-    (tmp_path / "gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
-    assert done.returncode == 0, (args, done.stdout, done.stderr)
-    return done.stdout
-
-
-def lore(run: Run, root: Path, *args: str, code: int = 0) -> dict:  # type: ignore[type-arg]
-    result = run("--data-dir", str(root), *args, "--json")
-    assert result.exit_code == code, (args, result.stdout, result.stderr)
-    return json.loads(result.stdout)  # type: ignore[no-any-return]
-
-
-def team(run: Run, tmp_path: Path, n: int = 2) -> list[Path]:
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
-    first = tmp_path / "c0"
-    lore(run, first, "init", "--git")
-    git(first, "checkout", "-q", "-b", "main")
-    git(first, "add", "-A")
-    git(first, "commit", "-qm", "lore: data root")
-    git(first, "remote", "add", "origin", str(remote))
-    git(first, "push", "-q", "-u", "origin", "main")
-    clones = [first]
-    for i in range(1, n):
-        clone = tmp_path / f"c{i}"
-        git(tmp_path, "clone", "-q", str(remote), str(clone))
-        clones.append(clone)
-    return clones
+    isolate_git(monkeypatch, tmp_path)
 
 
 def ids(root: Path) -> set[str]:

@@ -472,12 +472,9 @@ def tended(run: Run, data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterato
     """A repository in the working directory with a decision on a file changed since, and
     two near-duplicate decisions, written before the server starts."""
     from tests.dynamics.conftest import Repo
+    from tests.gitteam import isolate_git
 
-    for role in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{role}_NAME", "T")
-        monkeypatch.setenv(f"GIT_{role}_EMAIL", "t@example.com")
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(data_dir.parent / "gitconfig"))
+    isolate_git(monkeypatch, data_dir.parent)
     repo = Repo(Path.cwd())
     repo.write("src/db.py", "import sqlite3\n")
     repo.commit("init")
