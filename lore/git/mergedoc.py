@@ -13,13 +13,14 @@ text merge. Usage (as git runs it): ``python -m lore.git.mergedoc BASE OURS THEI
 from __future__ import annotations
 
 import contextlib
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from lore.git.mergemap import _replace, _same
+from lore.git.mergefile import driver_config as _config
+from lore.git.mergefile import read_three, replace, run, same, text_merge
 
+MODULE = "lore.git.mergedoc"  # as git runs it: python -m MODULE
 DRIVER = "lore-doc"
 LISTS = ("criteria",)  # lists of ``{"id": ...}`` maps, merged item by item
 _GONE = object()  # a field or item one side does not have
@@ -28,15 +29,7 @@ _CONFLICT = object()  # changed two ways: a person decides
 
 def driver_config() -> list[str]:
     """The ``git -c`` arguments that define the driver for one git command."""
-    import shlex
-
-    command = f"{shlex.quote(sys.executable)} -m lore.git.mergedoc %O %A %B %P"
-    return [
-        "-c",
-        f"merge.{DRIVER}.name=lore: merge a goal by field and criterion",
-        "-c",
-        f"merge.{DRIVER}.driver={command}",
-    ]
+    return _config(MODULE, DRIVER, "lore: merge a goal by field and criterion")
 
 
 def merge(base: Path, ours: Path, theirs: Path) -> bool:
@@ -52,20 +45,15 @@ def merge(base: Path, ours: Path, theirs: Path) -> bool:
     from lore.storage import yamlio
     from lore.storage.atomic import atomic_write
 
-    try:
-        texts = [p.read_text(encoding="utf-8") for p in (base, ours, theirs)]
-        trees = [
-            yamlio.loads(t, str(p)) if t.strip() else None
-            for t, p in zip(texts, (base, ours, theirs))
-        ]
-    except (DataError, OSError, UnicodeDecodeError):
+    trees = read_three(base, ours, theirs)
+    if trees is None:
         return False
     plain = [yamlio.to_plain(t) if t is not None else {} for t in trees]
     expected = three_way(*plain)
     if expected is None or not isinstance(trees[1], dict):
         return False
     for how in ("", "--union"):
-        text = _text_merge(base, ours, theirs, how)
+        text = text_merge(base, ours, theirs, how)
         if text is None:
             continue
         try:
@@ -77,7 +65,7 @@ def merge(base: Path, ours: Path, theirs: Path) -> bool:
     # git's merge with each conflicting hunk taken from ours keeps what either side changed
     # elsewhere (a comment theirs added); the merged values then go in field by field.
     tree = trees[1]
-    text = _text_merge(base, ours, theirs, "--ours")
+    text = text_merge(base, ours, theirs, "--ours")
     if text is not None:
         with contextlib.suppress(DataError):
             merged = yamlio.loads(text, str(ours))
@@ -86,25 +74,10 @@ def merge(base: Path, ours: Path, theirs: Path) -> bool:
     for key in [k for k in tree if k not in expected]:
         yamlio.delete_key(tree, tree, key)
     for key, value in expected.items():
-        if key not in tree or not _same(yamlio.to_plain(tree[key]), value):
-            _replace(tree, key, value)
+        if key not in tree or not same(yamlio.to_plain(tree[key]), value):
+            replace(tree, key, value)
     atomic_write(ours, yamlio.dumps_checked(tree, str(ours)))
     return True
-
-
-def _text_merge(base: Path, ours: Path, theirs: Path, how: str) -> str | None:
-    """``git merge-file`` of the three (``how``: "", "--union" or "--ours"), or None when
-    it left a conflict."""
-    args = ["git", "merge-file", "-p", *([how] if how else [])]
-    done = subprocess.run(
-        [*args, str(ours), str(base), str(theirs)], capture_output=True, check=False
-    )
-    if done.returncode != 0:
-        return None
-    try:
-        return done.stdout.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
 
 
 def _equivalent(found: Any, expected: dict[str, Any]) -> bool:
@@ -116,9 +89,9 @@ def _equivalent(found: Any, expected: dict[str, Any]) -> bool:
         if key in LISTS and isinstance(value, list) and isinstance(got, list):
             if len(got) != len(value) or not all(isinstance(i, dict) for i in got):
                 return False
-            if not _same({i.get("id"): i for i in got}, {i["id"]: i for i in value}):
+            if not same({i.get("id"): i for i in got}, {i["id"]: i for i in value}):
                 return False
-        elif not _same(got, value):
+        elif not same(got, value):
             return False
     return True
 
@@ -145,9 +118,9 @@ def three_way(o: Any, a: Any, b: Any) -> dict[str, Any] | None:
 def _pick(old: Any, mine: Any, theirs: Any) -> Any:
     """The value the merge keeps (``_GONE``: it drops it; ``_CONFLICT``: a person must
     decide)."""
-    if _same(theirs, old) or _same(mine, theirs):
+    if same(theirs, old) or same(mine, theirs):
         return mine
-    if _same(mine, old):
+    if same(mine, old):
         return theirs
     return _CONFLICT
 
@@ -175,17 +148,7 @@ def _by_id(old: list[Any], mine: list[Any], theirs: list[Any]) -> Any:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) < 3:
-        print("usage: python -m lore.git.mergedoc BASE OURS THEIRS [PATH]", file=sys.stderr)
-        return 2
-    base, ours, theirs = (Path(a) for a in argv[:3])
-    if merge(base, ours, theirs):
-        return 0
-    labels = ["-L", "ours", "-L", "base", "-L", "theirs"]
-    done = subprocess.run(
-        ["git", "merge-file", *labels, str(ours), str(base), str(theirs)], check=False
-    )
-    return 0 if done.returncode == 0 else 1
+    return run(argv, MODULE, merge)
 
 
 if __name__ == "__main__":

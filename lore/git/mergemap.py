@@ -14,26 +14,21 @@ result goes to OURS; exit 0 merged, 1 conflict.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from lore.git.mergefile import driver_config as _config
+from lore.git.mergefile import read_three, replace, run, same, text_merge
+
 KEY = "projects"
+MODULE = "lore.git.mergemap"  # as git runs it: python -m MODULE
 DRIVER = "lore-map"
 
 
 def driver_config() -> list[str]:
     """The ``git -c`` arguments that define the driver for one git command."""
-    import shlex
-
-    command = f"{shlex.quote(sys.executable)} -m lore.git.mergemap %O %A %B %P"
-    return [
-        "-c",
-        f"merge.{DRIVER}.name=lore: merge projects.yaml by entry",
-        "-c",
-        f"merge.{DRIVER}.driver={command}",
-    ]
+    return _config(MODULE, DRIVER, "lore: merge projects.yaml by entry")
 
 
 def merge(base: Path, ours: Path, theirs: Path) -> bool:
@@ -49,20 +44,15 @@ def merge(base: Path, ours: Path, theirs: Path) -> bool:
     from lore.storage import yamlio
     from lore.storage.atomic import atomic_write
 
-    try:
-        texts = [p.read_text(encoding="utf-8") for p in (base, ours, theirs)]
-        trees = [
-            yamlio.loads(t, str(p)) if t.strip() else None
-            for t, p in zip(texts, (base, ours, theirs))
-        ]
-    except (DataError, OSError, UnicodeDecodeError):
+    trees = read_three(base, ours, theirs)
+    if trees is None:
         return False
     plain = [yamlio.to_plain(t) if t is not None else {} for t in trees]
     expected = three_way(*plain)
     if expected is None:
         return False
-    for union in (False, True):
-        text = _merge_file(base, ours, theirs, union)
+    for how in ("", "--union"):
+        text = text_merge(base, ours, theirs, how)
         if text is None:
             continue
         try:
@@ -80,11 +70,11 @@ def merge(base: Path, ours: Path, theirs: Path) -> bool:
     for name, value in wanted.items():
         if name not in mine:
             yamlio.append_key(mine, name, value)
-        elif not _same(yamlio.to_plain(mine[name]), value):
-            _replace(mine, name, value)
+        elif not same(yamlio.to_plain(mine[name]), value):
+            replace(mine, name, value)
     for key, value in expected.items():
-        if key != KEY and not _same(yamlio.to_plain(tree.get(key)), value):
-            _replace(tree, key, value)
+        if key != KEY and not same(yamlio.to_plain(tree.get(key)), value):
+            replace(tree, key, value)
     atomic_write(ours, yamlio.dumps_checked(tree, str(ours)))
     return True
 
@@ -95,9 +85,9 @@ def three_way(o: Any, a: Any, b: Any) -> dict[str, Any] | None:
     if not all(isinstance(x, dict) for x in (o, a, b)):
         return None
     rest = [{k: v for k, v in x.items() if k != KEY} for x in (o, a, b)]
-    if _same(rest[2], rest[0]) or _same(rest[2], rest[1]):
+    if same(rest[2], rest[0]) or same(rest[2], rest[1]):
         merged = dict(rest[1])
-    elif _same(rest[1], rest[0]):
+    elif same(rest[1], rest[0]):
         merged = dict(rest[2])
     else:
         return None
@@ -107,9 +97,9 @@ def three_way(o: Any, a: Any, b: Any) -> dict[str, Any] | None:
     entries: dict[str, Any] = {}
     for name in [*ea, *(n for n in eb if n not in ea)]:
         mine, theirs, old = ea.get(name), eb.get(name), eo.get(name)
-        if _same(theirs, old) or _same(mine, theirs):
+        if same(theirs, old) or same(mine, theirs):
             value = mine
-        elif _same(mine, old):
+        elif same(mine, old):
             value = theirs
         else:
             return None
@@ -120,43 +110,8 @@ def three_way(o: Any, a: Any, b: Any) -> dict[str, Any] | None:
     return merged
 
 
-def _merge_file(base: Path, ours: Path, theirs: Path, union: bool) -> str | None:
-    """git's text merge of the three (``--union``: both sides of a conflict kept), or None."""
-    args = ["git", "merge-file", "-p", *(["--union"] if union else [])]
-    done = subprocess.run(
-        [*args, str(ours), str(base), str(theirs)], capture_output=True, check=False
-    )
-    if done.returncode != 0:
-        return None
-    try:
-        return done.stdout.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
-
-def _same(x: Any, y: Any) -> bool:
-    return bool(x == y and type(x) is type(y))
-
-
-def _replace(mapping: Any, name: str, value: Any) -> None:
-    from lore.store.documents import merge_value
-
-    merge_value(mapping, name, value)
-
-
 def main(argv: list[str]) -> int:
-    if len(argv) < 3:
-        print("usage: python -m lore.git.mergemap BASE OURS THEIRS [PATH]", file=sys.stderr)
-        return 2
-    base, ours, theirs = (Path(a) for a in argv[:3])
-    if merge(base, ours, theirs):
-        return 0
-    # Not by entry: git's own text merge, with its conflict markers, in OURS.
-    labels = ["-L", "ours", "-L", "base", "-L", "theirs"]
-    done = subprocess.run(
-        ["git", "merge-file", *labels, str(ours), str(base), str(theirs)], check=False
-    )
-    return 0 if done.returncode == 0 else 1
+    return run(argv, MODULE, merge)
 
 
 if __name__ == "__main__":
