@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+from report import write_section  # noqa: E402
 
 PYTHON = REPO / ".venv" / "bin" / "python"
 LORE = REPO / ".venv" / "bin" / "lore"
@@ -481,25 +482,13 @@ def main(argv: list[str] | None = None) -> int:
         ]
         section = "\n".join(out) + "\n"
         print(section, file=sys.stderr)
-        write_section(args.out, section)
+        write_section(args.out, section, BEGIN, END)
     finally:
         if args.keep:
             print(f"bench: kept {tmp}", file=sys.stderr)
         else:
             shutil.rmtree(tmp, ignore_errors=True)
     return 0
-
-
-def write_section(doc: Path, section: str) -> None:
-    """Replace the marked section of ``doc`` (or append it)."""
-    text = doc.read_text(encoding="utf-8") if doc.exists() else "# Benchmarks\n"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1].lstrip("\n")
-        text = head + section + ("\n" + tail if tail else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    doc.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
+from report import write_section  # noqa: E402
 from stores import LOCOMO, LORE  # noqa: E402
 
 BEGIN, END = "<!-- fts5-bench:begin -->", "<!-- fts5-bench:end -->"
@@ -322,15 +323,6 @@ def run(stores: list[tuple[str, Path, Path]], tmp: Path) -> str:
     return section(results, quality)
 
 
-def write_section(doc: Path, text: str) -> None:
-    old = doc.read_text(encoding="utf-8") if doc.exists() else "# Benchmarks\n"
-    if BEGIN in old and END in old:
-        old = old[: old.index(BEGIN)] + text.rstrip("\n") + old[old.index(END) + len(END) :]
-    else:
-        old = old.rstrip("\n") + "\n\n" + text
-    doc.write_text(old, encoding="utf-8")
-
-
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if not LORE.is_file():
@@ -338,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     with tempfile.TemporaryDirectory(prefix="lore-fts5-") as tmp:
         stores = [(Path(a).name, Path(a), Path(tmp) / f"{Path(a).name}.cache") for a in args]
-        write_section(DOC, run(stores, Path(tmp)))
+        write_section(DOC, run(stores, Path(tmp)), BEGIN, END)
     return 0
 
 

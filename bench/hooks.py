@@ -28,6 +28,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from report import write_section
+
 REPO = Path(__file__).resolve().parent.parent
 LORE = REPO / ".venv" / "bin" / "lore"
 GEN = REPO / "bench" / "gen_store.py"
@@ -299,18 +301,9 @@ def main(argv: list[str] | None = None) -> int:
         *lines,
         END,
     ])  # fmt: skip
-    write_section(args.out, section)
+    write_section(args.out, section, BEGIN, END)
     print(f"bench: wrote the hooks section of {args.out}", file=sys.stderr)
     return 0
-
-
-def write_section(doc: Path, section: str) -> None:
-    old = doc.read_text(encoding="utf-8") if doc.exists() else ""
-    if BEGIN in old and END in old:
-        new = old[: old.index(BEGIN)] + section + old[old.index(END) + len(END) :]
-    else:
-        new = old.rstrip("\n") + "\n\n" + section + "\n"
-    doc.write_text(new, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from report import write_section
+
 REPO = Path(__file__).resolve().parent.parent
 LORE = REPO / ".venv" / "bin" / "lore"
 DOC = REPO / "docs" / "benchmarks.md"
@@ -137,22 +139,10 @@ def main(argv: list[str] | None = None) -> int:
         ]
         section = "\n".join(lines) + "\n"
         print(section, file=sys.stderr)
-        write_section(args.out, section)
+        write_section(args.out, section, BEGIN, END)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
-
-
-def write_section(doc: Path, section: str) -> None:
-    """Replace the marked section of ``doc`` (or append it)."""
-    text = doc.read_text(encoding="utf-8") if doc.exists() else "# Benchmarks\n"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1].lstrip("\n")
-        text = head + section + ("\n" + tail if tail else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    doc.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ QUESTIONS = (
     "log shipper cold caches",
 )
 sys.path.insert(0, str(REPO / "bench"))
+from report import write_section  # noqa: E402
 from stores import cpu_of  # noqa: E402
 
 # Words absent from the generated stores (as bench/run.py's), so no remember is refused.
@@ -213,22 +214,10 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{n:,} records" if args.store is None else f"store {root.name}"
         text = section(rows(where, found), calls, load)
         print(text, file=sys.stderr)
-        write_section(args.out, text)
+        write_section(args.out, text, BEGIN, END)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
-
-
-def write_section(doc: Path, section: str) -> None:
-    """Replace the marked section of ``doc`` (or append it)."""
-    text = doc.read_text(encoding="utf-8") if doc.exists() else "# Benchmarks\n"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1].lstrip("\n")
-        text = head + section + ("\n" + tail if tail else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    doc.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

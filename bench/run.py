@@ -40,6 +40,7 @@ GEN = REPO / "bench" / "gen_store.py"
 DOC = REPO / "docs" / "benchmarks.md"
 sys.path.insert(0, str(REPO / "bench"))
 import summary  # noqa: E402
+from report import write_section  # noqa: E402
 from stores import Store, cpu_of, make_gen_corpus, make_gen_store  # noqa: E402
 
 HEAVY = ("networkx", "rapidfuzz", "rich", "ruamel")
@@ -1035,7 +1036,7 @@ def mcp_section(bench: Bench, stores: list[Store], out: Path) -> None:
         found = mcp_server.measure(store.root, store.cache, bench.cwd, calls, starts)
         tables += mcp_server.rows(store.name, found)
         print(f"  mcp [{store.name}]: {tables[-3:]}", file=sys.stderr)
-    mcp_server.write_section(out, mcp_server.section(tables, calls, load))
+    write_section(out, mcp_server.section(tables, calls, load), mcp_server.BEGIN, mcp_server.END)
 
 
 def fts5_section(bench: Bench, stores: list[Store], out: Path) -> None:
@@ -1043,7 +1044,7 @@ def fts5_section(bench: Bench, stores: list[Store], out: Path) -> None:
     import fts5
 
     text = fts5.run([(s.name, s.root, s.cache) for s in stores], bench.tmp)
-    fts5.write_section(out, text)
+    write_section(out, text, fts5.BEGIN, fts5.END)
 
 
 def _section(text: str, title: str) -> str:

@@ -39,6 +39,7 @@ QUESTIONS = (
 TARGETS = {"paint": 1.0, "ready": 1.0, "search": 0.300}
 sys.path.insert(0, str(REPO / "tests" / "ui"))
 from headless import Browser, executable  # noqa: E402
+from report import write_section  # noqa: E402
 
 
 def start(root: Path, cache: Path, cwd: Path) -> tuple[subprocess.Popen[str], str]:
@@ -200,22 +201,10 @@ def main(argv: list[str] | None = None) -> int:
         ]
         section = "\n".join(lines) + "\n"
         print(section, file=sys.stderr)
-        write_section(args.out, section)
+        write_section(args.out, section, BEGIN, END)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
-
-
-def write_section(doc: Path, section: str) -> None:
-    """Replace the marked section of ``doc`` (or append it)."""
-    text = doc.read_text(encoding="utf-8") if doc.exists() else "# Benchmarks\n"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1].lstrip("\n")
-        text = head + section + ("\n" + tail if tail else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    doc.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":
