@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from click.testing import Result
 
+from tests.gitteam import isolate_git
+
 Run = Callable[..., Result]
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -20,12 +22,7 @@ needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 @pytest.fixture(autouse=True)
 def git_identity(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for role in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{role}_NAME", "T")
-        monkeypatch.setenv(f"GIT_{role}_EMAIL", "t@example.com")
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
-    (tmp_path / "gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+    isolate_git(monkeypatch, tmp_path)
 
 
 def git(cwd: Path, *args: str) -> str:
