@@ -17,6 +17,7 @@ baseline's median CPU time in the same runs; wall ratios are shown beside.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -150,11 +151,16 @@ class Bench:
             LORE_DATA_DIR=str(data),
             LORE_CACHE_DIR=str(cache or data.parent / f"{data.name}.cache"),
             NO_COLOR="1",
+            LORE_COMMAND_SERVER_LOG=str(data.parent / "cmdserver.log"),
         )
         return env
 
     def run(self, argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-        """One timed run: (wall seconds, CPU seconds user+sys, error text or "")."""
+        """One timed run: (wall seconds, CPU seconds user+sys, error text or ""). A command
+        the command server ran (``lore.cmdserver``) counts its worker's CPU too, from the
+        server's log; what the server itself spent is added per row (``measure``)."""
+        log = served_log(argv, env)
+        size = log.stat().st_size if log is not None and log.exists() else 0
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         proc = subprocess.run(
@@ -163,6 +169,8 @@ class Bench:
         elapsed = time.perf_counter() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        if log is not None:
+            cpu += worker_cpu(log, size)
         if proc.returncode != 0:
             tail = (proc.stderr or proc.stdout).decode(errors="replace").strip()[-300:]
             return elapsed, cpu, f"exit {proc.returncode}: {tail}"
@@ -178,9 +186,15 @@ class Bench:
         pass_argv = [PY, "-c", "pass"]
         pid = row.watcher.watcher_pid() if row.watcher is not None else None
         watcher_before = cpu_of(pid)
+        server, server_before, counted, served = None, 0.0, 0, False
         i = -warmup
         while i < runs:
             argv, env = make(i)
+            if server is None:  # (the first run may start it)
+                server = server_pid(env)
+                server_before, counted = cpu_of(server), 0
+            served = served or served_log(argv, env) is not None
+            counted += 1
             base, base_cpu, _ = self.run(pass_argv, env) if paired else (0.0, 0.0, "")
             elapsed, cpu, error = self.run(argv, env)
             if error:
@@ -197,6 +211,15 @@ class Bench:
                 runs = SLOW_RUNS
                 row.note = f"over {SLOW_SECONDS:g} s per run: {SLOW_RUNS} runs, not {self.repeats}"
             i += 1
+        if server is not None and served:
+            # what the server spent itself (accepting, forking, reaping), spread over the runs
+            own = (cpu_of(server) - server_before) / counted
+            row.cpu = [c + own for c in row.cpu]
+            row.note = _join(
+                row.note,
+                f"run by the command server: CPU = client + worker + {own * 1000:.1f} ms "
+                "of the server's own",
+            )
         if row.watcher is not None:
             spent = cpu_of(pid) - watcher_before
             watched = (
@@ -711,6 +734,50 @@ def _section_lines(sec: Section, bench: Bench) -> list[str]:
     if sec.extra:
         out += [sec.extra, ""]
     return out
+
+
+def served_log(argv: list[str], env: dict[str, str]) -> Path | None:
+    """The command server's log when ``argv`` is a ``lore`` command it runs, else None."""
+    from lore.cmdserver.client import command_of
+
+    if not argv or Path(argv[0]) != LORE or env.get("LORE_COMMAND_SERVER", "1") == "0":
+        return None
+    log = env.get("LORE_COMMAND_SERVER_LOG")
+    return Path(log) if log and command_of(argv[1:]) else None
+
+
+def worker_cpu(log: Path, size: int) -> float:
+    """CPU seconds of the worker the server logged after offset ``size`` (it logs a command
+    once its client has ended: wait for it briefly); 0 when the console script ran it."""
+    deadline = time.monotonic() + 1.0
+    while True:
+        with contextlib.suppress(OSError), open(log, "rb") as handle:
+            handle.seek(size)
+            line = handle.readline()
+            if line.endswith(b"\n"):
+                user, system = line.split()[-2:]
+                return (float(user) + float(system)) / 1000
+        if time.monotonic() > deadline:
+            return 0.0  # not served (no server yet, or it refused): the client did it all
+        time.sleep(0.005)
+
+
+def server_pid(env: dict[str, str]) -> int | None:
+    """The pid of a command server serving with ``env``'s cache folder (its lock names it)."""
+    import fcntl
+
+    cache = env.get("LORE_CACHE_DIR")
+    for lock in Path(cache).glob("cmdserver/*.lock") if cache else ():
+        fd = os.open(lock, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            continue  # nobody holds it
+        except BlockingIOError:
+            text = lock.read_text().strip()
+            return int(text) if text.isdigit() else None
+        finally:
+            os.close(fd)
+    return None
 
 
 def _join(*parts: str) -> str:

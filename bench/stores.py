@@ -41,6 +41,8 @@ class Store:
     def env(self, **extra: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("LORE_", "PYTHON"))}
         env.update(LORE_DATA_DIR=str(self.root), LORE_CACHE_DIR=str(self.cache), NO_COLOR="1")
+        # the command server's log (one line per command, with its worker's CPU: bench/run.py)
+        env.update(LORE_COMMAND_SERVER_LOG=str(self.cache.parent / f"{self.name}.cmdserver.log"))
         env.update(extra)
         return env
 

@@ -8,7 +8,10 @@ of lore (``lore.capture``, ``lore.recall``) and would be shadowed once imported.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"
 

@@ -1,6 +1,10 @@
 """The ``lore`` console script: the CLI, started with the garbage collector tuned for a
 short-lived process, and the agent hooks' fast path.
 
+The frequent commands (``lore.cmdserver.client.COMMANDS``) are first handed to the command
+server (``lore.cmdserver``), which has all of this imported already; the rest of this
+module is for when it is off, absent or refuses.
+
 Start-up creates tens of thousands of objects that live as long as the process (click,
 typing, the record kinds). Collecting while they are made frees nothing, and every later
 full collection would scan them again: a few milliseconds on each command that agents
@@ -20,11 +24,13 @@ the command goes through click.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
 
 GEN0_THRESHOLD = 50_000  # allocations between young collections (CPython's default: 700)
 QUIET_EVENTS = ("pre-compact", "stop", "session-end")  # hooks that answer nothing
@@ -44,24 +50,24 @@ def hook_call(argv: list[str]) -> tuple[str | None, str | None] | None:
     return None if event is not None and event.startswith("-") else (data_dir, event)
 
 
-gc.disable()
-try:
-    if hook_call(sys.argv[1:]) is None:
-        import lore.cli  # main() runs it
-    else:  # what every hook needs, imported as the CLI is
-        import lore.sessions.hook_run
-        import lore.store.core  # noqa: F401
-finally:
-    gc.freeze()
-    gc.set_threshold(GEN0_THRESHOLD, 50, 100)
-    gc.enable()
-
-
 def main() -> None:
     """Run the ``lore`` command line (``sys.argv``)."""
-    call = hook_call(sys.argv[1:])
+    argv = sys.argv[1:]
+    call = hook_call(argv)
+    if call is None:
+        from lore.cmdserver.client import run
+
+        code = run(argv)  # the command server ran it (None: nothing ran)
+        if code is not None:
+            os._exit(code & 0xFF)
+    _import(call is None)
+    from lore.process import mark_one_shot
+
+    mark_one_shot()
     if call is not None and run_hook(*call):
         # Answered: end without tearing the interpreter down (the agent would wait for it).
+        import contextlib
+
         with contextlib.suppress(BaseException):
             sys.stdout.flush()
             sys.stderr.flush()
@@ -69,6 +75,21 @@ def main() -> None:
     from lore.cli import main as cli_main
 
     cli_main()
+
+
+def _import(cli: bool) -> None:
+    """Import the CLI (or what every hook needs) with the collector off, then freeze it."""
+    gc.disable()
+    try:
+        if cli:
+            import lore.cli
+        else:  # what every hook needs, imported as the CLI is
+            import lore.sessions.hook_run
+            import lore.store.core  # noqa: F401
+    finally:
+        gc.freeze()
+        gc.set_threshold(GEN0_THRESHOLD, 50, 100)
+        gc.enable()
 
 
 class _HookApp:

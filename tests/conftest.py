@@ -31,6 +31,8 @@ def isolation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox_guard: No
     # No watcher daemon per test (each would outlive it): reads check every file. The
     # freshness tests turn it on and stop the daemons they start.
     monkeypatch.setenv("LORE_WATCH", "0")
+    # Nor a command server (lore.cmdserver): tests/test_cmdserver.py starts its own.
+    monkeypatch.setenv("LORE_COMMAND_SERVER", "0")
     # A hook's 0.9 s deadline is for an agent's machine (bench/hooks.py measures it); on a
     # test machine shared with other work it would cut hooks short at random. The tests of
     # the deadline set their own.

@@ -74,7 +74,7 @@ def daemons(tmp_path: Path) -> Iterator[Path]:
     """The cache folder the CLI uses; the daemons started in it are stopped at the end."""
     cache = tmp_path / "cache"
     yield cache
-    for lock in cache.glob("*/watch.lock"):
+    for lock in [*cache.glob("*/watch.lock"), *cache.glob("cmdserver/*.lock")]:
         fd = os.open(lock, os.O_RDONLY)
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
@@ -114,6 +114,43 @@ def test_every_reader_sees_each_change_through_the_watcher_daemon(
     assert status["watched"] is True
     rounds(scene, cli)
     assert cli("index", "status")["watched"] is True  # every read asked the daemon
+
+
+def test_every_reader_sees_each_change_through_the_command_server(
+    data_dir: Path, now: None, daemons: Path, tmp_path: Path
+) -> None:
+    """The same rounds with every read a worker of the command server (lore.cmdserver),
+    which forks from a process that has been running all along: nothing it holds is read
+    as the records' truth."""
+    log = tmp_path / "cmdserver.log"
+    env = {
+        **os.environ,
+        "LORE_WATCH": "1",
+        "LORE_COMMAND_SERVER": "1",
+        "LORE_COMMAND_SERVER_LOG": str(log),
+        "LORE_CACHE_DIR": str(daemons),
+    }
+
+    def cli(*args: str) -> Any:
+        done = subprocess.run(
+            [LORE, *args, "--json"], capture_output=True, env=env, stdin=subprocess.DEVNULL,
+            timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr.decode()
+        return orjson.loads(done.stdout)
+
+    scene = Scene(data_dir, cli)
+    scene.setup()
+    deadline = time.monotonic() + 60
+    while not log.exists() and time.monotonic() < deadline:
+        cli("recall", "zebra")  # the first read starts the server; the next ones it serves
+        time.sleep(0.05)
+    assert log.exists(), "no command server answered"
+    served = len(log.read_text().splitlines())
+    rounds(scene, cli)
+    time.sleep(0.5)  # a command is logged after its client ended
+    # every read but the graph's (which the console script runs itself) went to the server
+    assert len(log.read_text().splitlines()) - served >= 3 * (len(READERS) - 1)
 
 
 def test_deletion_creation_and_rename_are_seen_through_the_watcher_daemon(

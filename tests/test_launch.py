@@ -19,7 +19,9 @@ def probe(module: str) -> str:
 def test_the_console_script_freezes_start_up_objects_and_keeps_collecting() -> None:
     from lore.launch import GEN0_THRESHOLD
 
-    assert probe("lore.launch") == f"True {GEN0_THRESHOLD} True"
+    # what main() does before it runs a command itself (without the command server)
+    assert probe("lore.launch; lore.launch._import(True)") == f"True {GEN0_THRESHOLD} True"
+    assert probe("lore.launch; lore.launch._import(False)") == f"True {GEN0_THRESHOLD} True"
 
 
 def test_importing_lore_as_a_library_leaves_the_collector_alone() -> None:

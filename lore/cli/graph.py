@@ -22,9 +22,11 @@ ALLOW_SECRET = click.option(
 
 
 def one_shot() -> bool:
-    """True under the ``lore`` console script (``lore.launch``): a process that ends after
+    """True under the ``lore`` console script (``lore.process``): a process that ends after
     this command. An in-process caller (tests, a program using lore.cli) is not one."""
-    return "lore.launch" in sys.modules
+    from lore.process import one_shot as console
+
+    return console()
 
 
 def _snapshot(app: App) -> Any:

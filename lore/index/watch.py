@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from lore.model import Dir, kinds
 from lore.paths import DataRoot
+from lore.process import one_shot
 from lore.store.core import Store
 
 if TYPE_CHECKING:
@@ -120,7 +121,7 @@ def start(root: DataRoot) -> bool:
     """Start the root's watcher daemon in the background (a new session, no terminal), if
     this is the ``lore`` console script on Linux, watching is on, and no daemon is starting
     or gave up on this root lately. The caller checks every file this time."""
-    if "lore.launch" not in sys.modules or not sys.platform.startswith("linux"):
+    if not one_shot() or not sys.platform.startswith("linux"):
         return False
     if not enabled():
         return False

@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 from lore.errors import UsageError
 from lore.model import Record
+from lore.process import one_shot
 from lore.store.core import Store
 from lore.usecases.common import reply
 
@@ -349,8 +350,6 @@ def _graph(
     here: str | None,
 ) -> Recalled:
     """``recall --deep`` / ``--graph-depth``: the hits, with ``explain.via`` when asked."""
-    import sys
-
     from lore.graph.recall import graph_recall
     from lore.recall.core import Asked
 
@@ -370,7 +369,7 @@ def _graph(
         here=here,
         # the lore console script ends after this command (see lore.graph.snapshot.load);
         # a long-lived caller (lore mcp, tests) does not
-        one_shot="lore.launch" in sys.modules and (store.kept is None),
+        one_shot=one_shot() and (store.kept is None),
         asked=asked,
     )
     results = []

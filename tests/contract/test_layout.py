@@ -18,6 +18,7 @@ TOP_LEVEL = {
     "launch.py",
     "model.py",
     "paths.py",
+    "process.py",
     "timeexpr.py",
 }
 

@@ -1,0 +1,509 @@
+"""The command server: one background process per installation (and interpreter set-up)
+that imports lore's CLI once, then forks a worker for each command a client hands it.
+
+A worker takes over the client's standard streams, working folder, environment and umask,
+runs ``lore.cli.main`` as the console script would, and sends its exit status back over
+the client's connection. The server waits on each worker through a pidfd: a worker killed
+by a signal is reported as such, and a client that goes away (killed) takes its worker
+with it, as a ``lore`` process of its own would have gone. The data files are read fresh
+by every worker, through the same freshness checks as any command; what the server keeps
+is code, never records.
+
+Workers tell the server which modules they had to import on top of what it holds; the
+server imports those between requests, so each command soon finds all it needs.
+
+The server refuses (and exits) as soon as lore's code on disk differs from what it
+imported (an upgrade, an edit), so a command never runs old code. It exits when idle for
+IDLE_SECONDS, when its socket goes away, or on SIGTERM; one runs per key, holding
+``<key>.lock``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import gc
+import os
+import select
+import signal
+import socket
+import struct
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from lore.cmdserver.client import COMMANDS, PROTOCOL, command_of
+
+IDLE_SECONDS = 900.0
+CHECK_SECONDS = 30.0  # how often an idle server looks for its socket
+REQUEST_SECONDS = 1.0  # a client that has not sent its request by then is dropped
+MAX_REQUEST = 1 << 20
+GEN0_THRESHOLD = 50_000  # as lore.launch sets it for a short-lived process
+_INT = 4
+
+# Modules every command below needs, imported once before the first request.
+PRELOAD = (
+    "lore.cli",
+    "lore.cli._app",
+    "lore.cli._output",
+    "lore.cli._options",
+    "lore.usecases.core",
+    "lore.store.core",
+    "lore.index.persist",
+    "lore.index.columns",
+    "lore.index.refresh",
+    "lore.index.view",
+    "lore.index.watch",
+    "lore.recall.core",
+    "lore.sessions.resume",
+    "lore.capture.core",
+    "lore.secrets.gate",
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``FOLDER KEY``: serve on FOLDER/KEY.sock."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2:
+        return 2
+    where, key = Path(args[0]), args[1]
+    with contextlib.suppress(OSError):
+        os.chdir("/")
+    try:
+        where.mkdir(parents=True, exist_ok=True, mode=0o700)
+        lock = os.open(where / f"{key}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return 1
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return 0  # another server has this key
+    with contextlib.suppress(OSError):
+        os.ftruncate(lock, 0)
+        os.write(lock, f"{os.getpid()}\n".encode())  # who serves (lore doctor, benchmarks)
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except (OSError, AttributeError):
+        _give_up(where, key)
+        return 0
+    gc.disable()
+    preloaded = _preload()
+    try:
+        listener = _listen(where, key)
+    except OSError:
+        _give_up(where, key)
+        return 0
+    gc.freeze()
+    gc.set_threshold(GEN0_THRESHOLD, 50, 100)
+    gc.enable()
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: sys.exit(0))
+    try:
+        Server(where, key, listener, lock, preloaded).serve()
+    finally:
+        _unlink_if_ours(where / f"{key}.sock", listener)
+        listener.close()
+    return 0
+
+
+def _preload() -> set[str]:
+    """Import the CLI, the commands the server runs and what they need; build the record
+    kinds (a class each, costly to make). The modules held from then on."""
+    from importlib import import_module
+
+    import lore.cli
+
+    names = list(PRELOAD)
+    for command in sorted(COMMANDS):
+        entry = lore.cli.LAZY_COMMANDS.get(command)
+        if entry is not None:
+            names.append("lore.cli." + entry[0].split(":")[0])
+    for name in names:
+        with contextlib.suppress(Exception):
+            import_module(name)
+    with contextlib.suppress(Exception):
+        from lore.model import kinds
+
+        kinds()
+    return set(sys.modules)
+
+
+def _listen(where: Path, key: str) -> socket.socket:
+    path = where / f"{key}.sock"
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()  # a dead server's (this one holds the lock)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    address = str(path)
+    if len(address.encode()) > 100:
+        fd = os.open(where, os.O_RDONLY | os.O_DIRECTORY)
+        address = f"/proc/self/fd/{fd}/{key}.sock"
+    else:
+        fd = -1
+    try:
+        old = os.umask(0o177)
+        try:
+            server.bind(address)
+        finally:
+            os.umask(old)
+        server.listen(64)
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    return server
+
+
+def _give_up(where: Path, key: str) -> None:
+    """Leave a marker so clients run commands themselves for a while (OFF_SECONDS)."""
+    with contextlib.suppress(OSError):
+        (where / f"{key}.off").write_text(f"no command server here (pid {os.getpid()})\n")
+
+
+def _unlink_if_ours(path: Path, listener: socket.socket) -> None:
+    """Remove the socket file if it is still this server's (a newer server may have its own)."""
+    with contextlib.suppress(OSError):
+        if os.stat(path).st_ino == os.fstat(listener.fileno()).st_ino:
+            path.unlink()
+
+
+def fingerprint() -> tuple[Any, ...]:
+    """What lore's code and its dependencies look like on disk: every module file of lore
+    (time, size, inode) and each import folder's own time (an install or removal there)."""
+    import lore
+
+    seen: list[Any] = []
+    top = os.path.dirname(lore.__file__)
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name.endswith(".py"):
+                    st = entry.stat()
+                    seen.append((entry.path, st.st_mtime_ns, st.st_size, st.st_ino))
+                elif entry.name != "__pycache__" and entry.is_dir():
+                    stack.append(entry.path)
+    for folder in sys.path:
+        with contextlib.suppress(OSError):
+            seen.append((folder, os.stat(folder or ".").st_mtime_ns))
+    seen.sort()
+    return tuple(seen)
+
+
+class Server:
+    """The accept loop: requests, workers (by pidfd) and their clients' connections."""
+
+    def __init__(
+        self, where: Path, key: str, listener: socket.socket, lock: int, modules: set[str]
+    ) -> None:
+        self.where = where
+        self.key = key
+        self.listener = listener
+        self.lock = lock
+        self.modules = modules  # imported in this process: workers inherit them
+        self.code = fingerprint()
+        self.poll = select.poll()
+        self.poll.register(listener, select.POLLIN)
+        self.clients: dict[int, socket.socket] = {}  # connection fd -> connection
+        self.workers: dict[int, tuple[int, int, socket.socket, int, str]] = {}
+        # pidfd -> (pid, connection fd, connection, fd of the worker's module report, command)
+        self.last = time.monotonic()
+        self.closing = False
+
+    def serve(self) -> None:
+        checked = time.monotonic()
+        while True:
+            if self.closing and not self.workers:
+                return
+            events = self.poll.poll(CHECK_SECONDS * 1000)
+            now = time.monotonic()
+            for fd, _event in events:
+                if fd == self.listener.fileno() and not self.closing:
+                    self._accept()
+                elif fd in self.workers:
+                    self._reap(fd)
+                elif fd in self.clients:
+                    self._client_gone(fd)
+            if self.workers:
+                self.last = now
+            elif now - self.last > IDLE_SECONDS:
+                return
+            if now - checked > CHECK_SECONDS:
+                checked = now
+                if not self._socket_is_ours():
+                    return
+
+    def _socket_is_ours(self) -> bool:
+        try:
+            st = os.stat(self.where / f"{self.key}.sock")
+        except OSError:
+            return False
+        return st.st_ino == os.fstat(self.listener.fileno()).st_ino
+
+    def _accept(self) -> None:
+        try:
+            conn, _ = self.listener.accept()
+        except OSError:
+            return
+        fds: list[int] = []
+        try:
+            conn.settimeout(REQUEST_SECONDS)
+            request, fds = self._request(conn)
+            if request is None:
+                conn.close()
+                return
+            if fingerprint() != self.code:  # lore changed on disk: nothing old may run
+                self._stop_listening()
+                with contextlib.suppress(OSError):
+                    conn.sendall(b"N" + (0).to_bytes(_INT, "little"))
+                conn.close()
+                return
+            conn.settimeout(None)
+            self._fork(conn, request, fds)
+        except (OSError, ValueError, EOFError, TypeError):
+            conn.close()
+        finally:
+            for fd in fds:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self.last = time.monotonic()
+
+    def _request(self, conn: socket.socket) -> tuple[Any, list[int]]:
+        """(protocol, argv, environment, umask) and the four descriptors, or None for a
+        client that is not this user, or speaks another protocol."""
+        import marshal
+
+        creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        if struct.unpack("3i", creds)[1] != os.getuid():
+            return None, []
+        data, fds, _flags, _addr = socket.recv_fds(conn, 65536, 4)
+        while len(data) < _INT:
+            more = conn.recv(65536)
+            if not more:
+                return None, fds
+            data += more
+        size = int.from_bytes(data[:_INT], "little")
+        if size > MAX_REQUEST:
+            return None, fds
+        while len(data) < _INT + size:
+            more = conn.recv(65536)
+            if not more:
+                return None, fds
+            data += more
+        request = marshal.loads(data[_INT : _INT + size])
+        if len(fds) != 4 or not isinstance(request, tuple) or request[0] != PROTOCOL:
+            return None, fds
+        return request, fds
+
+    def _fork(self, conn: socket.socket, request: Any, fds: list[int]) -> None:
+        report_r, report_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the worker
+            os.close(report_r)
+            keep = {conn.fileno(), report_w, *fds}
+            self._worker(conn, request, fds, report_w, keep)
+        os.close(report_w)
+        try:
+            pidfd = os.pidfd_open(pid)
+        except OSError:
+            os.waitpid(pid, 0)  # cannot happen on a kernel that passed the start-up check
+            os.close(report_r)
+            conn.close()
+            return
+        with contextlib.suppress(OSError):
+            conn.sendall(b"P" + pid.to_bytes(_INT, "little", signed=True))
+        self.workers[pidfd] = (pid, conn.fileno(), conn, report_r, command_of(request[1]) or "")
+        self.clients[conn.fileno()] = conn
+        self.poll.register(pidfd, select.POLLIN)
+        self.poll.register(conn, select.POLLIN | select.POLLHUP)
+
+    def _worker(
+        self, conn: socket.socket, request: Any, fds: list[int], report: int, keep: set[int]
+    ) -> None:
+        """Become the client's ``lore``: never returns."""
+        code = 1
+        try:
+            _close_all_but(keep)
+            _, argv, environ, umask = request
+            _take_over(fds, environ, umask)
+            sys.argv = ["lore", *argv]
+            code = _run_cli(argv)
+        except BaseException:  # the worker must always report and end
+            code = 1
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(BaseException):
+                    stream.flush()
+            with contextlib.suppress(BaseException):
+                import atexit
+
+                atexit._run_exitfuncs()
+            with contextlib.suppress(BaseException):
+                new = sorted(set(sys.modules) - self.modules)
+                os.write(report, "\n".join(new).encode("utf-8")[:60000])  # a pipe's room
+            with contextlib.suppress(BaseException):
+                os.close(report)  # the server knows from here that the command is over
+            with contextlib.suppress(BaseException):
+                conn.sendall(b"X" + code.to_bytes(_INT, "little", signed=True))
+            os._exit(code & 0xFF)
+
+    def _reap(self, pidfd: int) -> None:
+        pid, conn_fd, conn, report, command = self.workers.pop(pidfd)
+        self.poll.unregister(pidfd)
+        os.close(pidfd)
+        try:
+            _, status, usage = os.wait4(pid, 0)
+        except ChildProcessError:
+            status, usage = 0, None
+        _log(pid, command, status, usage)
+        if os.WIFSIGNALED(status) and conn_fd in self.clients:
+            with contextlib.suppress(OSError):
+                conn.sendall(b"S" + os.WTERMSIG(status).to_bytes(_INT, "little", signed=True))
+        if self.clients.pop(conn_fd, None) is not None:
+            self.poll.unregister(conn_fd)
+        conn.close()
+        self._learn(report)
+
+    def _client_gone(self, conn_fd: int) -> None:
+        """The client's end closed (it was killed) while its worker runs: end the worker
+        as the client's own process would have ended."""
+        conn = self.clients.pop(conn_fd)
+        self.poll.unregister(conn_fd)
+        with contextlib.suppress(OSError):
+            if conn.recv(1):
+                return  # a client does not speak after its request: ignore it
+        for pid, fd, _conn, report, _command in self.workers.values():
+            if fd == conn_fd and not _closed(report):  # (closed: the command is over)
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+
+    def _learn(self, report: int) -> None:
+        """Import what the worker had to import (its report), for the next ones."""
+        chunks = []
+        with contextlib.suppress(OSError):
+            while True:
+                chunk = os.read(report, 65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        os.close(report)
+        names = [n for n in b"".join(chunks).decode("utf-8", "replace").split("\n") if n]
+        fresh = [n for n in names if n not in sys.modules and n.partition(".")[0] != "__main__"]
+        if not fresh:
+            return
+        from importlib import import_module
+
+        gc.disable()
+        for name in fresh:
+            with contextlib.suppress(BaseException):
+                import_module(name)
+        self.modules = set(sys.modules)
+        gc.freeze()
+        gc.enable()
+
+    def _stop_listening(self) -> None:
+        """Old code: take no more requests (clients start a new server), finish the rest."""
+        self.closing = True
+        with contextlib.suppress(KeyError, ValueError):
+            self.poll.unregister(self.listener)
+        _unlink_if_ours(self.where / f"{self.key}.sock", self.listener)
+        with contextlib.suppress(OSError):
+            os.close(self.lock)  # the next server may start now
+
+
+def _closed(fd: int) -> bool:
+    """Whether the other end of the pipe ``fd`` reads from was closed."""
+    poll = select.poll()
+    poll.register(fd, select.POLLIN)
+    return any(event & select.POLLHUP for _, event in poll.poll(0))
+
+
+def _close_all_but(keep: set[int]) -> None:
+    """Close every descriptor of the server (listener, other clients, pidfds, the lock)
+    but the worker's own and the standard three."""
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:
+        return
+    for name in names:
+        fd = int(name)
+        if fd > 2 and fd not in keep:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def _take_over(fds: list[int], environ: dict[bytes, bytes], umask: int) -> None:
+    """The client's standard streams, working folder, environment and umask; Python's
+    default signal handling; standard streams made as Python makes them at start-up."""
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGCHLD):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    stdin, stdout, stderr, cwd = fds
+    for fd, target in ((stdin, 0), (stdout, 1), (stderr, 2)):
+        os.dup2(fd, target)
+    os.fchdir(cwd)
+    for fd in fds:  # received without close-on-exec: a process started here must not hold them
+        os.close(fd)
+    os.umask(umask)
+    os.environ.clear()
+    for name, value in environ.items():
+        os.environb[name] = value
+    time.tzset()
+    _streams()
+
+
+def _streams() -> None:
+    import io
+
+    def text(fd: int, mode: str, like: Any) -> io.TextIOWrapper:
+        raw = io.FileIO(fd, mode, closefd=False)
+        tty = raw.isatty()
+        buffered: Any = io.BufferedReader(raw) if mode == "r" else io.BufferedWriter(raw)
+        return io.TextIOWrapper(
+            buffered,
+            encoding=like.encoding,
+            errors=like.errors,
+            line_buffering=tty and mode == "w",
+        )
+
+    sys.stdin = sys.__stdin__ = text(0, "r", sys.__stdin__ or sys.stdin)  # type: ignore[misc]
+    sys.stdout = sys.__stdout__ = text(1, "w", sys.__stdout__ or sys.stdout)  # type: ignore[misc]
+    sys.stderr = sys.__stderr__ = text(2, "w", sys.__stderr__ or sys.stderr)  # type: ignore[misc]
+    sys.stderr.reconfigure(line_buffering=True)  # as Python's own stderr
+
+
+def _log(pid: int, command: str, status: int, usage: Any) -> None:
+    """With ``LORE_COMMAND_SERVER_LOG`` (in the server's environment: the one of the command
+    that started it), one line per command: time, worker pid, command name (never its
+    arguments), exit status or signal, and the worker's CPU time in ms (user, system)."""
+    path = os.environ.get("LORE_COMMAND_SERVER_LOG")
+    if not path:
+        return
+    end = f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit {status >> 8}"
+    cpu = f"{usage.ru_utime * 1000:.2f} {usage.ru_stime * 1000:.2f}" if usage else "- -"
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+    with contextlib.suppress(OSError), open(path, "a", encoding="utf-8") as log:
+        log.write(f"{stamp} {pid} {command or '-'} {end} cpu {cpu}\n")
+
+
+def _run_cli(argv: list[str]) -> int:
+    """``lore.cli.main(argv)`` to its end: its exit status, as the interpreter makes it."""
+    from lore.cli import main as cli_main
+    from lore.process import mark_one_shot
+
+    mark_one_shot()
+    try:
+        cli_main(argv)
+    except SystemExit as exc:
+        return _status(exc.code)
+    return 0
+
+
+def _status(code: Any) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    with contextlib.suppress(BaseException):
+        print(code, file=sys.stderr)
+    return 1
