@@ -171,3 +171,54 @@ def test_the_dynamics_columns_are_stored_and_read_lazily(store: Store) -> None:
         assert built.pins == {found[second.id]}
         assert built.cited_count(found[first.id]) == 2 and built.cited_max() == 2
         assert built.anchors_of(found[third.id]) == (("src/db.py", "ab" * 20, None),)
+
+
+def test_citations_counted_record_by_record_match_a_fresh_count(store: Store) -> None:
+    """Records added to and withdrawn from a loaded index keep ``cit``, ``cw`` and ``dw``
+    as a fresh build counts them: a new record cited before it existed (a forward
+    reference, as a merge brings), a revision that stops citing, one that cites itself,
+    and kills before any record was added."""
+    from lore.index.persist import Index, save
+
+    rng = random.Random(7)
+    early = [build("decision", f"Choice number {k}", {}).record for k in range(6)]
+    ahead = build("decision", "Arrives later", {}).record  # cited before it exists
+    early.append(
+        build("decision", "Cites ahead", {"related_decisions": [ahead.id, early[0].id]}).record
+    )
+    store.add(early)
+    save(open_index(store), store.root)
+
+    def check() -> None:
+        idx = open_index(store)
+        assert idx.cit_valid
+        fresh = Index(str(store.path))
+        fresh.refresh(store)
+        fresh.count_citations()
+        ids = fresh.ids
+        mine = idx.find_ids(set(ids))
+        for doc, rid in enumerate(ids):
+            if doc in fresh.dead:
+                continue
+            at = mine[rid]
+            assert (rid, idx.cit[at]) == (rid, fresh.cit[doc])
+            assert abs(idx.cw[at] - fresh.cw[doc]) < 1e-6, rid
+            assert abs(idx.dw[at] - fresh.dw[doc]) < 1e-5, rid
+        assert idx.cited_max() >= max(fresh.cit, default=0)
+
+    store.add([ahead])  # the first change after loading: ``cites`` still the file's bytes
+    check()
+    save(open_index(store), store.root)
+    store.revise(early[1].id, {"outcome": "revised"})  # a kill first: columns still frozen
+    check()
+    live = [r.id for r in early]
+    for k in range(12):
+        cited = rng.sample(live, 2)
+        record = build("decision", f"Later choice {k}", {"related_decisions": cited}).record
+        store.add([record])
+        live.append(record.id)
+        if k % 3 == 0:
+            store.revise(cited[0], {"related_decisions": []})
+        if k % 4 == 1:
+            store.revise(record.id, {"related_decisions": [record.id, cited[1]]})
+        check()

@@ -132,7 +132,9 @@ class Columns:
         self.cw = array("f")
         self.ao = array("q")
         self.al = array("I")
-        self.cit_valid = True
+        # a new index counts them when it is written (``count_citations``): counting as
+        # records come costs a lookup each, worth it only for a few added to a loaded index
+        self.cit_valid = False
         self.cit_max = 0
         self._cited: dict[str, int] | None = None
         self.projects = [None]

@@ -79,6 +79,8 @@ class Index(Refreshable):
     def dumps(self) -> bytes:
         if not self.cit_valid:
             self.count_citations()
+        else:  # kept up to date record by record; a count that went down left the bound
+            self.cit_max = max(self.cit, default=0)
         chunks: list[bytes] = []
         entries: list[tuple[str, int, int, int, int]] = []
         offset = 0

@@ -16,6 +16,8 @@ from lore.index.packed import Packed
 from lore.index.vocab import Vocab
 from lore.model import Record
 
+_DECISION = SEARCH_KINDS.index("decision")
+
 
 class Writable(Columns):
     """The columns, and the changes ``refresh`` makes to them."""
@@ -81,7 +83,6 @@ class Writable(Columns):
         self.cw.append(0.0)
         self.ao.append(-1)  # where its file hashes are in the file: set when it is written
         self.al.append(0)
-        self.cit_valid = False
         self.off.append(span[0])
         self.ln.append(span[1])
         group = getattr(record, "error_type", "") if kind.name == "failure" else ""
@@ -124,11 +125,13 @@ class Writable(Columns):
             | (2 if any(a[0].startswith("/") for a in anchors) else 0)
         )
         cites = _cites(record)
-        if cites:
-            self.cites[doc] = cites
-            self._cited = None
         if self._by_id is not None:
             self._by_id[record.id] = doc
+        if self.cit_valid:  # the new record's citers, and what it cites, counted now
+            self._set_citations(doc, self._citers(record.id))
+        if cites:
+            self.cites[doc] = cites
+            self._recount(cites, 1)
         agg.add(self, doc, 1)
         self._blanket = None
         self._docs = {}
@@ -144,8 +147,9 @@ class Writable(Columns):
         agg = self.aggregates()
         self.dead.add(doc)
         agg.add(self, doc, -1)
-        self.cit_valid = False
-        self._cited = None
+        cites = self.cites.get(doc) if self.cit_valid or self._cited is not None else None
+        if cites:
+            self._recount(cites, -1)
         self._blanket = None
         self._docs = {}
         self._hidden_docs = None
@@ -154,6 +158,46 @@ class Writable(Columns):
             del self._by_id[self.id_of(doc)]
         self.changed = True
         self.edits += 1
+
+    # -- citations, kept counted record by record (``cit``, ``cw`` and ``dw``) -------------
+
+    def _citers(self, rid: str) -> int:
+        """How many live records cite ``rid`` (before the record being added is counted)."""
+        raw = self._lazy.get("cites") if self._cited is None else None
+        if raw is not None and rid.encode("utf-8") not in bytes(raw):  # (a view: a copy)
+            # ``cites`` is still the file's bytes (a record added since loading would have
+            # read them), and they do not hold the id: no record cites it
+            return 0
+        return self.cited_by_id().get(rid, 0)  # counted once, then kept up to date
+
+    def _recount(self, targets: tuple[str, ...], step: int) -> None:
+        """A record citing ``targets`` came (``step`` 1) or went (-1): the counts by id,
+        if made, and (while valid) the ``cit`` column of the live records of ``targets``."""
+        cited = self._cited
+        if cited is not None:
+            for rid in targets:
+                left = cited.get(rid, 0) + step
+                if left > 0:
+                    cited[rid] = left
+                else:
+                    cited.pop(rid, None)
+        if self.cit_valid:
+            for doc in self.find_ids(set(targets)).values():
+                self._set_citations(doc, max(0, self.cit[doc] + step))
+
+    def _set_citations(self, doc: int, count: int) -> None:
+        """``doc`` is cited ``count`` times: its ``cit``, and a decision's resume weight."""
+        from lore.index.weight import W_DECISION_USE, use_share
+
+        if self._frozen:  # (a kill before any record was added)
+            self._thaw()
+        self.cit[doc] = count
+        if count > self.cit_max:
+            self.cit_max = count  # (a bound: a count going down leaves it, see dumps)
+        if self.kinds[doc] == _DECISION:
+            share = W_DECISION_USE * use_share(0, count) if count else 0.0
+            self.dw[doc] += share - self.cw[doc]
+            self.cw[doc] = share
 
     def _kill_kind(self, kind: str) -> None:
         code = SEARCH_KINDS.index(kind)
