@@ -59,6 +59,8 @@ class Writable(Columns):
             column.extend((doc, count))
         entities = getattr(record, "entities", None)
         for table, names in (("tags", record.tags), ("entities", entities)):
+            if not names:
+                continue  # (the table is not even unmarshalled)
             postings = getattr(self, table)
             for name in dict.fromkeys(names) if isinstance(names, list) else ():
                 if isinstance(name, str):
