@@ -177,6 +177,20 @@ def _unlink_if_ours(path: Path, listener: socket.socket) -> None:
             path.unlink()
 
 
+def code_folders() -> list[str]:
+    """lore's package folders and the import folders: where a change of code shows."""
+    import lore
+
+    out = []
+    stack = [os.path.dirname(lore.__file__)]
+    while stack:
+        folder = stack.pop()
+        out.append(folder)
+        with contextlib.suppress(OSError), os.scandir(folder) as entries:
+            stack += [e.path for e in entries if e.name != "__pycache__" and e.is_dir()]
+    return out + [f for f in sys.path if f and os.path.isdir(f)]
+
+
 def fingerprint() -> tuple[Any, ...]:
     """What lore's code and its dependencies look like on disk: every module file of lore
     (time, size, inode) and each import folder's own time (an install or removal there)."""
@@ -213,6 +227,12 @@ class Server:
         self.lock = lock
         self.modules = modules  # imported in this process: workers inherit them
         self.code = fingerprint()
+        # Between two looks at every file (about a millisecond), a watcher of the code's
+        # folders says whether anything there changed at all (microseconds).
+        from lore.storage.watch import Watcher
+
+        self.code_watch = Watcher(code_folders())
+        self.code_token = self.code_watch.since(None)[0]
         self.poll = select.poll()
         self.poll.register(listener, select.POLLIN)
         self.clients: dict[int, socket.socket] = {}  # connection fd -> connection
@@ -263,7 +283,7 @@ class Server:
             if request is None:
                 conn.close()
                 return
-            if fingerprint() != self.code:  # lore changed on disk: nothing old may run
+            if self._code_changed():  # lore changed on disk: nothing old may run
                 self._stop_listening()
                 with contextlib.suppress(OSError):
                     conn.sendall(b"N" + (0).to_bytes(_INT, "little"))
@@ -278,6 +298,14 @@ class Server:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self.last = time.monotonic()
+
+    def _code_changed(self) -> bool:
+        """Whether lore's code on disk differs from what this process imported."""
+        if self.code_watch.available:
+            self.code_token, changes = self.code_watch.since(self.code_token)
+            if changes is not None and not changes:
+                return False  # not a name in those folders changed since the last look
+        return fingerprint() != self.code
 
     def _request(self, conn: socket.socket) -> tuple[Any, list[int]]:
         """(protocol, argv, environment, umask) and the four descriptors, or None for a
