@@ -62,6 +62,13 @@ PRELOAD = (
 )
 
 
+# Caches that depend on nothing but the code, filled before the first request.
+WARM = (
+    ("lore.secrets.policy", "compile_all"),
+    ("lore.components.journal", "compile_patterns"),
+)
+
+
 def main(argv: list[str] | None = None) -> int:
     """``FOLDER KEY``: serve on FOLDER/KEY.sock."""
     args = sys.argv[1:] if argv is None else argv
@@ -125,6 +132,11 @@ def _preload() -> set[str]:
         from lore.model import kinds
 
         kinds()
+    # Patterns compiled on first use (to spare a lone command what it does not need):
+    # compiled here once, every worker has them.
+    for name, function in WARM:
+        with contextlib.suppress(Exception):
+            getattr(import_module(name), function)()
     return set(sys.modules)
 
 
