@@ -368,3 +368,14 @@ def test_code_changed_on_disk_is_never_run(tmp_path: Path) -> None:
         _wait_for(lambda: not Path(f"/proc/{old}").exists() or _zombie(old))
     finally:
         server.stop()
+
+
+def test_every_warm_up_names_a_function_that_runs() -> None:
+    """The server's warm-up list (lore.cmdserver.code.WARM) stays in step with the modules
+    it names: each entry is a function that runs without arguments."""
+    from importlib import import_module
+
+    from lore.cmdserver.code import WARM
+
+    for module, function in WARM:
+        getattr(import_module(module), function)()
