@@ -312,6 +312,18 @@ def test_legacy_ids_work_in_show_recall_and_graph(run: Run, imported: Path) -> N
     ]
     missing = run("show", "sig-00000000")
     assert missing.exit_code == 3
+    # with the index there (recall built it), the legacy id is looked up through it
+    from lore.index.legacy import candidates
+    from lore.paths import resolve_root
+    from lore.store.core import Store
+
+    store = Store(resolve_root(None))
+    assert store.root.index_file.is_file()
+    assert [r.id for r in candidates(store, "sig-318bcfdf") or []] == ["obs-bc5c34d9cabc"]
+    assert candidates(store, "sig-00000000") == []
+    again = run("show", "sig-318bcfdf", "--json")
+    assert json.loads(again.stdout)["id"] == "obs-bc5c34d9cabc"
+    assert run("show", "sig-00000000").exit_code == 3
 
 
 def _broken_root(tmp_path: Path) -> Path:

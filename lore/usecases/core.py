@@ -168,11 +168,13 @@ def show(
     plus ``evidence`` (the evidence records that support it) when there is some, and with
     ``source`` the transcript lines its provenance names (``source_lines``, from
     ``lore.ingest.source``). An imported record is found by its ``legacy_id`` too."""
+    from lore.index.legacy import candidates
     from lore.store.legacy import get
     from lore.usecases.evidence import backing
     from lore.usecases.records import record_history
 
-    record = get(store, record_id)  # an imported record also by its legacy_id
+    # an imported record also by its legacy_id (looked for through the index)
+    record = get(store, record_id, lambda legacy: candidates(store, legacy))
     data = record.to_dict()
     out: dict[str, Any] = (
         {"record": data, "history": record_history(store, record.id)} if history else data
