@@ -133,13 +133,18 @@ class Writable(Columns):
             self.cites[doc] = cites
             self._recount(cites, 1)
         agg.add(self, doc, 1)
+        self._forget()
+        self.changed = True
+        self.edits += 1
+        return doc
+
+    def _forget(self) -> None:
+        """Drop the answers derived from the records (they moved on)."""
         self._blanket = None
         self._docs = {}
         self._hidden_docs = None
         self._kind_bytes = None
-        self.changed = True
-        self.edits += 1
-        return doc
+        self.memo = {}
 
     def _kill(self, doc: int) -> None:
         if doc < 0 or doc in self.dead:
@@ -150,10 +155,7 @@ class Writable(Columns):
         cites = self.cites.get(doc) if self.cit_valid or self._cited is not None else None
         if cites:
             self._recount(cites, -1)
-        self._blanket = None
-        self._docs = {}
-        self._hidden_docs = None
-        self._kind_bytes = None
+        self._forget()
         if self._by_id is not None and self._by_id.get(self.id_of(doc)) == doc:
             del self._by_id[self.id_of(doc)]
         self.changed = True
@@ -259,10 +261,7 @@ class Writable(Columns):
         self._id_order = self._time_order = None  # record numbers moved: sorted again
         self._ordered = 0
         self._agg = None
-        self._blanket = None
-        self._docs = {}
-        self._hidden_docs = None
-        self._kind_bytes = None
+        self._forget()
         self.changed = True
 
 

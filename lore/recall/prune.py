@@ -14,6 +14,7 @@ from itertools import compress
 from typing import Any
 
 from lore.recall import ranking, signals
+from lore.recall import terms as per_term
 
 # A record inherits at most this share of a neighbour's text score (the larger share).
 INHERIT = max(signals.ASK_NEXT, signals.CONTEXT_NEXT, signals.CONTEXT_PREV)
@@ -42,7 +43,7 @@ class Levels:
                 if not df:
                     continue
                 weight = factor * ranking.idf(n, df) * (k1 + 1.0)
-                most, shortest = _extremes(idx, variant, docs, tfs)
+                most, shortest = per_term.extremes(idx, variant, docs, tfs)
                 best = max(best, weight * most / (most + base + scale * shortest))
                 if variant == term:
                     held.update(docs)
@@ -63,20 +64,6 @@ class Levels:
             return 0.0
         total = self.sums[min(h, self.q, len(self.sums)) - 1]
         return total * (h / self.q) ** signals.COVERAGE_POWER if self.q > 1 else total
-
-
-def _extremes(idx: Any, variant: str, docs: Any, tfs: Any) -> tuple[int, int]:
-    """The largest count and the shortest record length in a variant's postings: from the
-    vocabulary for the stored part, counted here for what was added since."""
-    stored = idx.vocab.bounds(variant) if variant not in idx.fresh else None
-    if stored is None:
-        return max(tfs), min(map(idx.dl.__getitem__, docs))
-    most, shortest = stored
-    added = idx.more.get(variant)
-    if added:
-        most = max(most, max(added[1::2]))
-        shortest = min(shortest, min(map(idx.dl.__getitem__, added[0::2])))
-    return most, shortest
 
 
 def search(

@@ -1,0 +1,125 @@
+"""Recall's per-term work kept on a long-lived index (``lore.recall.terms``, ``Index.memo``)
+and the most used count kept with the use history (``history.most_used``): every answer
+equals the one computed afresh, after captures, in-place edits, deletions and new uses."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lore.capture.build import build
+from lore.index import history
+from lore.index.persist import open_index
+from lore.recall import core
+from lore.store.core import Store
+
+WORDS = ["deploy", "deploybot", "pipeline", "redis", "cache", "timeout", "canary", "queue"]
+
+
+def add(store: Store, kind: str, text: str, tags: Any = (), **fields: Any) -> str:
+    record = build(kind, text, fields).record
+    record.tags = list(tags)
+    record.project = "alpha"
+    store.add([record])
+    return record.id
+
+
+def answer(store: Store, query: str, limit: int) -> list[tuple[str, float]]:
+    idx = open_index(store)
+    ranked = core.rank(store, query, limit=limit, index=idx).ranked[:limit]
+    return [(idx.id_of(r.doc), round(r.score, 12)) for r in ranked]
+
+
+def afresh(store: Store, query: str, limit: int) -> list[tuple[str, float]]:
+    """The same query on the same index with nothing kept from earlier queries."""
+    open_index(store).memo.clear()
+    return answer(store, query, limit)
+
+
+def test_a_kept_index_sees_new_variants_and_edits_at_the_next_query(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LORE_NOW", "2026-06-15T00:00:00Z")
+    store.kept = {}  # the index stays in memory between queries, as in lore mcp
+    first = add(store, "pattern", "Deploy pipeline on Fridays", solution="run it")
+    assert [rid for rid, _ in answer(store, "deploy", 10)] == [first]
+    assert ("close", "deploy") in open_index(store).memo
+    # A longer form of the word appears: the term's variants are looked up again.
+    second = add(store, "observation", "The deploybot posts a summary")
+    assert {rid for rid, _ in answer(store, "deploy", 10)} == {first, second}
+    # The pattern's file edited in place (same size): its words change at the next query.
+    path = store.location("pattern") / f"{first}.yaml"
+    before = path.stat().st_size
+    path.write_text(path.read_text().replace("Deploy", "Canary"))
+    assert path.stat().st_size == before
+    assert [rid for rid, _ in answer(store, "deploy", 10)] == [second]
+    assert [rid for rid, _ in answer(store, "canary", 10)] == [first]
+    path.unlink()
+    assert answer(store, "canary", 10) == []
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_kept_answers_equal_fresh_ones_through_random_changes(
+    store: Store, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    monkeypatch.setenv("LORE_NOW", "2026-06-15T00:00:00Z")
+    store.kept = {}
+    rng = random.Random(seed)
+    kinds = ("observation", "pattern", "decision")
+    patterns: list[str] = []
+    queries = ["deploy", "deploy pipeline", "redis cache timeout", "canari", "queue"]
+    for step in range(24):
+        for query in queries:  # warm: every query's terms are kept
+            answer(store, query, 5)
+        words = " ".join(rng.sample(WORDS, 3))
+        change = rng.random()
+        if change < 0.2 and patterns:  # an edit in place
+            path = store.location("pattern") / f"{rng.choice(patterns)}.yaml"
+            text = path.read_text()
+            for old, new in (("deploy", "canary"), ("canary", "deploy")):
+                if old in text:
+                    path.write_text(text.replace(old, new, 1))
+                    break
+        else:
+            kind = kinds[step % len(kinds)]
+            extra = {"solution": "do it"} if kind == "pattern" else {}
+            tags = ["alpha"] if rng.random() < 0.5 else []
+            rid = add(store, kind, f"{words} {step}", tags=tags, **extra)
+            if kind == "pattern":
+                patterns.append(rid)
+        for query in queries:
+            for limit in (1, 5):
+                kept = answer(store, query, limit)
+                assert kept == afresh(store, query, limit), (step, query, limit)
+
+
+def test_the_most_used_count_follows_the_history(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = store.root
+
+    def fresh() -> int:
+        with monkeypatch.context() as m:
+            m.setattr(history, "_KEPT", {})
+            m.setattr(history, "_TOP", {})
+            return max((u.total for u in history.usage(root).values()), default=0)
+
+    assert history.most_used(root) == 0 == fresh()
+    assert history.note_recalled(root, ["obs-a", "obs-b"])
+    assert history.most_used(root) == 1 == fresh()
+    assert history.note_used(root, ["obs-b"], "injected")  # read as an appended line
+    assert history.most_used(root) == 2 == fresh()
+    log: Path = history.log_path(root)
+    with open(log, "ab") as handle:  # another process
+        handle.write(b"r 1.5 obs-c obs-c obs-c\n")
+    assert history.most_used(root) == 3 == fresh()
+    monkeypatch.setattr(history, "FOLD_BYTES", 10)
+    assert history.note_recalled(root, ["obs-a"])  # folded: the history read again
+    assert history.most_used(root) == 3 == fresh()
+    log.write_bytes(b"i 2.0 obs-z\n")  # a new log in place of the old: read again whole
+    assert history.most_used(root) == 3 == fresh()
+    history.usage_path(root).unlink()  # the summary gone: only the new log is left
+    assert history.most_used(root) == 1 == fresh()
