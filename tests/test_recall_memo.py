@@ -123,3 +123,39 @@ def test_the_most_used_count_follows_the_history(
     assert history.most_used(root) == 3 == fresh()
     history.usage_path(root).unlink()  # the summary gone: only the new log is left
     assert history.most_used(root) == 1 == fresh()
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_levels_are_those_of_counting_every_record(
+    store: Store, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """``prune.Levels`` counts only the records in two sets or more: its levels and each
+    level's records are those of counting every record of every set."""
+    from collections import Counter
+
+    from lore.index import analyze
+    from lore.recall import prune, signals
+    from tests.test_recall_prune import make_store, queries
+
+    monkeypatch.setenv("LORE_NOW", "2026-06-15T00:00:00Z")
+    make_store(store, seed)
+    idx = open_index(store)
+    seen = set()
+    for query in queries(seed, 30, typos=True):
+        terms = analyze.query_terms(query)
+        planned = signals.plan(idx, terms, store)
+        counted: Counter[int] = Counter()
+        for term, variants in planned.every:
+            near: set[int] = set()
+            for variant, _ in variants:
+                docs, _, df = planned.lists[variant]
+                if df:
+                    (counted.update(docs) if variant == term else near.update(docs))
+            counted.update(near)
+        levels = prune.Levels(idx, terms, planned)
+        assert levels.levels == sorted(set(counted.values()), reverse=True), query
+        for level in levels.levels:
+            want = {d for d, h in counted.items() if h == level}
+            assert sorted(levels.docs(level)) == sorted(want), (query, level)
+        seen.update(levels.levels)
+    assert {1, 2, 3} <= seen  # records holding one, two and three of a query's terms

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from itertools import compress
+from itertools import chain, compress
 from typing import Any
 
 from lore.recall import ranking, signals
@@ -27,17 +27,20 @@ Evaluate = Callable[[set[int]], tuple[list[Any], dict[int, float]]]
 class Levels:
     """How many of the query's terms each record holds (an upper bound: a record counts
     once for a term and once more for its variants), and the largest text score a record
-    holding ``h`` of them can have before boosts and inheritance (``bound(h)``)."""
+    holding ``h`` of them can have before boosts and inheritance (``bound(h)``).
+
+    Counted only for the records in two of those sets or more (few: picked out by set
+    intersections in C); every other record of a set holds one (``docs(1)``)."""
 
     def __init__(self, idx: Any, terms: list[str], planned: signals.Plan) -> None:
         k1, b = ranking.K1, ranking.B
         n = idx.size
         base, scale = k1 * (1.0 - b), k1 * b * n / max(idx.total_length(), 1)
-        held: Counter[int] = Counter()
+        sets: list[Any] = []  # per term: its records, and those of its variants
         bests: list[float] = []
         for term, variants in planned.every:
             best = 0.0
-            near: list[Any] = []
+            near: list[str] = []
             for variant, factor in variants:
                 docs, tfs, df = planned.lists[variant]
                 if not df:
@@ -46,17 +49,32 @@ class Levels:
                 most, shortest = per_term.extremes(idx, variant, docs, tfs)
                 best = max(best, weight * most / (most + base + scale * shortest))
                 if variant == term:
-                    held.update(docs)
+                    sets.append(per_term.records(idx, [variant], planned.lists))
                 else:
-                    near.append(docs)
+                    near.append(variant)
             if near:
-                held.update(set().union(*near) if len(near) > 1 else near[0])
+                sets.append(per_term.records(idx, near, planned.lists))
             bests.append(best)
         bests.sort(reverse=True)
         self.sums = [sum(bests[: i + 1]) for i in range(len(bests))]
         self.q = len(terms)
-        self.held = held
-        self.levels = sorted(set(held.values()), reverse=True)
+        self.sets = sets
+        many: set[int] = set()  # the records in two sets or more
+        for i, first in enumerate(sets):
+            for second in sets[i + 1 :]:
+                many |= first & second
+        self.held: Counter[int] = Counter(chain.from_iterable(s & many for s in sets))
+        ladder = set(self.held.values())
+        if any(not s <= many for s in sets):  # a record holding one
+            ladder.add(1)
+        self.levels = sorted(ladder, reverse=True)
+
+    def docs(self, level: int) -> list[int]:
+        """The records holding ``level`` (in no set: none)."""
+        if level == 1:
+            return list(set().union(*self.sets) - self.held.keys())
+        held = self.held
+        return list(compress(held, map(level.__eq__, held.values())))
 
     def bound(self, h: int) -> float:
         """The largest own text score (coverage included) of a record holding ``h``."""
@@ -89,22 +107,13 @@ def search(
     ladder = levels.levels
     if not ladder:
         return None
-    held = levels.held
-    bottom = ladder[-1]
-    by_level: dict[int, list[int]] = {h: [] for h in ladder}
-    # The records above the bottom level are few: picked out in C, grouped here. The
-    # bottom level (most records) is picked out only if the search gets down to it.
-    for d in compress(held, map(bottom.__lt__, held.values())):
-        by_level[held[d]].append(d)
-    bottom_docs: list[int] | None = None
+    found: dict[int, list[int]] = {}
 
     def at(level: int) -> list[int]:
-        nonlocal bottom_docs
-        if level != bottom:
-            return by_level[level]
-        if bottom_docs is None:
-            bottom_docs = list(compress(held, map(bottom.__eq__, held.values())))
-        return bottom_docs
+        docs = found.get(level)
+        if docs is None:
+            docs = found[level] = levels.docs(level)
+        return docs
 
     nb = idx.nb
     wide = linked = 0  # levels taken whole; levels whose linked records are taken

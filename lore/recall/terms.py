@@ -61,6 +61,17 @@ def postings(idx: Index, variants: list[str]) -> dict[str, Postings]:
     return {v: memo[("post", v)] for v in variants}
 
 
+def records(idx: Index, variants: list[str], lists: dict[str, Postings]) -> frozenset[int]:
+    """The records holding any of ``variants`` (their postings in ``lists``, as
+    ``postings`` gives them)."""
+    key = ("set", *variants)
+    found = idx.memo.get(key)
+    if found is None:
+        found = frozenset(lists[variants[0]][0]).union(*(lists[v][0] for v in variants[1:]))
+        idx.memo[key] = found
+    return found
+
+
 def extremes(idx: Index, variant: str, docs: Any, tfs: Any) -> tuple[int, int]:
     """The largest count and the shortest record length in a variant's postings (as
     ``postings`` gives them): from the vocabulary for the stored part, counted here for
