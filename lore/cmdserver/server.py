@@ -1,7 +1,7 @@
 """The command server: one background process per installation (and interpreter set-up)
 that imports lore's CLI once, then forks a worker for each command a client hands it.
 
-A worker takes over the client's standard streams, working folder, environment and umask,
+A worker (``lore.cmdserver.worker``) takes over the client's standard streams, working folder, environment and umask,
 runs ``lore.cli.main`` as the console script would, and sends its exit status back over
 the client's connection. The server waits on each worker through a pidfd: a worker killed
 by a signal is reported as such, and a client that goes away (killed) takes its worker
@@ -33,7 +33,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lore.cmdserver.client import COMMANDS, PROTOCOL, command_of
+from lore.cmdserver.client import PROTOCOL, command_of
+from lore.cmdserver.code import code_folders, fingerprint, preload
+from lore.cmdserver.worker import run
 
 IDLE_SECONDS = 900.0
 CHECK_SECONDS = 30.0  # how often an idle server looks for its socket
@@ -41,25 +43,6 @@ REQUEST_SECONDS = 1.0  # a client that has not sent its request by then is dropp
 MAX_REQUEST = 1 << 20
 GEN0_THRESHOLD = 50_000  # as lore.launch sets it for a short-lived process
 _INT = 4
-
-# Modules every command below needs, imported once before the first request.
-PRELOAD = (
-    "lore.cli",
-    "lore.cli._app",
-    "lore.cli._output",
-    "lore.cli._options",
-    "lore.usecases.core",
-    "lore.store.core",
-    "lore.index.persist",
-    "lore.index.columns",
-    "lore.index.refresh",
-    "lore.index.view",
-    "lore.index.watch",
-    "lore.recall.core",
-    "lore.sessions.resume",
-    "lore.capture.core",
-    "lore.secrets.gate",
-)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         _give_up(where, key)
         return 0
     gc.disable()
-    preloaded = _preload()
+    preloaded = preload()
     try:
         listener = _listen(where, key)
     except OSError:
@@ -104,28 +87,6 @@ def main(argv: list[str] | None = None) -> int:
         _unlink_if_ours(where / f"{key}.sock", listener)
         listener.close()
     return 0
-
-
-def _preload() -> set[str]:
-    """Import the CLI, the commands the server runs and what they need; build the record
-    kinds (a class each, costly to make). The modules held from then on."""
-    from importlib import import_module
-
-    import lore.cli
-
-    names = list(PRELOAD)
-    for command in sorted(COMMANDS):
-        entry = lore.cli.LAZY_COMMANDS.get(command)
-        if entry is not None:
-            names.append("lore.cli." + entry[0].split(":")[0])
-    for name in names:
-        with contextlib.suppress(Exception):
-            import_module(name)
-    with contextlib.suppress(Exception):
-        from lore.model import kinds
-
-        kinds()
-    return set(sys.modules)
 
 
 def _listen(where: Path, key: str) -> socket.socket:
@@ -165,30 +126,6 @@ def _unlink_if_ours(path: Path, listener: socket.socket) -> None:
             path.unlink()
 
 
-def fingerprint() -> tuple[Any, ...]:
-    """What lore's code and its dependencies look like on disk: every module file of lore
-    (time, size, inode) and each import folder's own time (an install or removal there)."""
-    import lore
-
-    seen: list[Any] = []
-    top = os.path.dirname(lore.__file__)
-    stack = [top]
-    while stack:
-        folder = stack.pop()
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                if entry.name.endswith(".py"):
-                    st = entry.stat()
-                    seen.append((entry.path, st.st_mtime_ns, st.st_size, st.st_ino))
-                elif entry.name != "__pycache__" and entry.is_dir():
-                    stack.append(entry.path)
-    for folder in sys.path:
-        with contextlib.suppress(OSError):
-            seen.append((folder, os.stat(folder or ".").st_mtime_ns))
-    seen.sort()
-    return tuple(seen)
-
-
 class Server:
     """The accept loop: requests, workers (by pidfd) and their clients' connections."""
 
@@ -201,6 +138,12 @@ class Server:
         self.lock = lock
         self.modules = modules  # imported in this process: workers inherit them
         self.code = fingerprint()
+        # Between two looks at every file (about a millisecond), a watcher of the code's
+        # folders says whether anything there changed at all (microseconds).
+        from lore.storage.watch import Watcher
+
+        self.code_watch = Watcher(code_folders())
+        self.code_token = self.code_watch.since(None)[0]
         self.poll = select.poll()
         self.poll.register(listener, select.POLLIN)
         self.clients: dict[int, socket.socket] = {}  # connection fd -> connection
@@ -251,7 +194,7 @@ class Server:
             if request is None:
                 conn.close()
                 return
-            if fingerprint() != self.code:  # lore changed on disk: nothing old may run
+            if self._code_changed():  # lore changed on disk: nothing old may run
                 self._stop_listening()
                 with contextlib.suppress(OSError):
                     conn.sendall(b"N" + (0).to_bytes(_INT, "little"))
@@ -266,6 +209,14 @@ class Server:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self.last = time.monotonic()
+
+    def _code_changed(self) -> bool:
+        """Whether lore's code on disk differs from what this process imported."""
+        if self.code_watch.available:
+            self.code_token, changes = self.code_watch.since(self.code_token)
+            if changes is not None and not changes:
+                return False  # not a name in those folders changed since the last look
+        return fingerprint() != self.code
 
     def _request(self, conn: socket.socket) -> tuple[Any, list[int]]:
         """(protocol, argv, environment, umask) and the four descriptors, or None for a
@@ -300,7 +251,7 @@ class Server:
         if pid == 0:  # the worker
             os.close(report_r)
             keep = {conn.fileno(), report_w, *fds}
-            self._worker(conn, request, fds, report_w, keep)
+            run(conn, request, fds, report_w, keep, self.modules)
         os.close(report_w)
         try:
             pidfd = os.pidfd_open(pid)
@@ -315,36 +266,6 @@ class Server:
         self.clients[conn.fileno()] = conn
         self.poll.register(pidfd, select.POLLIN)
         self.poll.register(conn, select.POLLIN | select.POLLHUP)
-
-    def _worker(
-        self, conn: socket.socket, request: Any, fds: list[int], report: int, keep: set[int]
-    ) -> None:
-        """Become the client's ``lore``: never returns."""
-        code = 1
-        try:
-            _close_all_but(keep)
-            _, argv, environ, umask = request
-            _take_over(fds, environ, umask)
-            sys.argv = ["lore", *argv]
-            code = _run_cli(argv)
-        except BaseException:  # the worker must always report and end
-            code = 1
-        finally:
-            for stream in (sys.stdout, sys.stderr):
-                with contextlib.suppress(BaseException):
-                    stream.flush()
-            with contextlib.suppress(BaseException):
-                import atexit
-
-                atexit._run_exitfuncs()
-            with contextlib.suppress(BaseException):
-                new = sorted(set(sys.modules) - self.modules)
-                os.write(report, "\n".join(new).encode("utf-8")[:60000])  # a pipe's room
-            with contextlib.suppress(BaseException):
-                os.close(report)  # the server knows from here that the command is over
-            with contextlib.suppress(BaseException):
-                conn.sendall(b"X" + code.to_bytes(_INT, "little", signed=True))
-            os._exit(code & 0xFF)
 
     def _reap(self, pidfd: int) -> None:
         pid, conn_fd, conn, report, command = self.workers.pop(pidfd)
@@ -417,61 +338,6 @@ def _closed(fd: int) -> bool:
     return any(event & select.POLLHUP for _, event in poll.poll(0))
 
 
-def _close_all_but(keep: set[int]) -> None:
-    """Close every descriptor of the server (listener, other clients, pidfds, the lock)
-    but the worker's own and the standard three."""
-    try:
-        names = os.listdir("/proc/self/fd")
-    except OSError:
-        return
-    for name in names:
-        fd = int(name)
-        if fd > 2 and fd not in keep:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-
-
-def _take_over(fds: list[int], environ: dict[bytes, bytes], umask: int) -> None:
-    """The client's standard streams, working folder, environment and umask; Python's
-    default signal handling; standard streams made as Python makes them at start-up."""
-    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGCHLD):
-        signal.signal(sig, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    stdin, stdout, stderr, cwd = fds
-    for fd, target in ((stdin, 0), (stdout, 1), (stderr, 2)):
-        os.dup2(fd, target)
-    os.fchdir(cwd)
-    for fd in fds:  # received without close-on-exec: a process started here must not hold them
-        os.close(fd)
-    os.umask(umask)
-    os.environ.clear()
-    for name, value in environ.items():
-        os.environb[name] = value
-    time.tzset()
-    _streams()
-
-
-def _streams() -> None:
-    import io
-
-    def text(fd: int, mode: str, like: Any) -> io.TextIOWrapper:
-        raw = io.FileIO(fd, mode, closefd=False)
-        tty = raw.isatty()
-        buffered: Any = io.BufferedReader(raw) if mode == "r" else io.BufferedWriter(raw)
-        return io.TextIOWrapper(
-            buffered,
-            encoding=like.encoding,
-            errors=like.errors,
-            line_buffering=tty and mode == "w",
-        )
-
-    sys.stdin = sys.__stdin__ = text(0, "r", sys.__stdin__ or sys.stdin)  # type: ignore[misc]
-    sys.stdout = sys.__stdout__ = text(1, "w", sys.__stdout__ or sys.stdout)  # type: ignore[misc]
-    sys.stderr = sys.__stderr__ = text(2, "w", sys.__stderr__ or sys.stderr)  # type: ignore[misc]
-    sys.stderr.reconfigure(line_buffering=True)  # as Python's own stderr
-
-
 def _log(pid: int, command: str, status: int, usage: Any) -> None:
     """With ``LORE_COMMAND_SERVER_LOG`` (in the server's environment: the one of the command
     that started it), one line per command: time, worker pid, command name (never its
@@ -484,26 +350,3 @@ def _log(pid: int, command: str, status: int, usage: Any) -> None:
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
     with contextlib.suppress(OSError), open(path, "a", encoding="utf-8") as log:
         log.write(f"{stamp} {pid} {command or '-'} {end} cpu {cpu}\n")
-
-
-def _run_cli(argv: list[str]) -> int:
-    """``lore.cli.main(argv)`` to its end: its exit status, as the interpreter makes it."""
-    from lore.cli import main as cli_main
-    from lore.process import mark_one_shot
-
-    mark_one_shot()
-    try:
-        cli_main(argv)
-    except SystemExit as exc:
-        return _status(exc.code)
-    return 0
-
-
-def _status(code: Any) -> int:
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    with contextlib.suppress(BaseException):
-        print(code, file=sys.stderr)
-    return 1

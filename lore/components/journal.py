@@ -127,6 +127,11 @@ _PATH_PATTERN = (
 )
 
 
+def compile_patterns() -> None:
+    """Compile the patterns compiled on first use (for ``lore.cmdserver``, once for all)."""
+    _path_re()
+
+
 @lru_cache(maxsize=1)
 def _path_re() -> re.Pattern[str]:
     # Compiled on first use: only capturing a decision needs it, and compiling it costs

@@ -59,6 +59,8 @@ class Writable(Columns):
             column.extend((doc, count))
         entities = getattr(record, "entities", None)
         for table, names in (("tags", record.tags), ("entities", entities)):
+            if not names:
+                continue  # (the table is not even unmarshalled)
             postings = getattr(self, table)
             for name in dict.fromkeys(names) if isinstance(names, list) else ():
                 if isinstance(name, str):
@@ -166,10 +168,13 @@ class Writable(Columns):
     def _citers(self, rid: str) -> int:
         """How many live records cite ``rid`` (before the record being added is counted)."""
         raw = self._lazy.get("cites") if self._cited is None else None
-        if raw is not None and rid.encode("utf-8") not in bytes(raw):  # (a view: a copy)
-            # ``cites`` is still the file's bytes (a record added since loading would have
-            # read them), and they do not hold the id: no record cites it
-            return 0
+        if raw is not None:
+            if not isinstance(raw, bytes):  # a view into the file: copied once to search it
+                raw = self._lazy["cites"] = bytes(raw)
+            if rid.encode("utf-8") not in raw:
+                # ``cites`` is still the file's bytes (a record added since loading would
+                # have read them), and they do not hold the id: no record cites it
+                return 0
         return self.cited_by_id().get(rid, 0)  # counted once, then kept up to date
 
     def _recount(self, targets: tuple[str, ...], step: int) -> None:

@@ -29,8 +29,20 @@ class Lazy:
         return getattr(compiled, name)
 
 
+_MADE: list[Lazy] = []  # every lazy pattern made, for compile_all
+
+
 def lazy(pattern: str, flags: int = 0) -> Any:
-    return Lazy(pattern, flags)
+    made = Lazy(pattern, flags)
+    _MADE.append(made)
+    return made
+
+
+def compile_all() -> None:
+    """Compile every lazy pattern made so far: for a long-lived process that forks the
+    commands it runs (``lore.cmdserver``), where compiling once serves every command."""
+    for made in _MADE:
+        made.search  # noqa: B018 - the attribute compiles it
 
 
 _MIN_VALUE_LEN = 6
