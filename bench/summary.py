@@ -104,8 +104,8 @@ def section(doc: str) -> str:
     floor = find(rows, "`lore --help`", "empty root")
     if floor is not None:
         out.append(
-            f"| `lore --help` (the CLI floor: python + click) | — | {floor[7]} / {floor[8]} "
-            "(empty root) | | 3.7x | — |"
+            f"| `lore --help` (the floor without the command server: python + click) | — "
+            f"| {floor[7]} / {floor[8]} (empty root) | | 3.7x | — |"
         )
     for label, goal, command, suffix, before in CLI_ROWS:
         shown, ok = [], True
@@ -158,16 +158,23 @@ def section(doc: str) -> str:
 
 
 NOTES = [
-    "Where the time goes (the section on imports below, and profiles): `lore --help` "
-    "alone, Python with click and lore's CLI, is about 4× "
-    "bare start-up in CPU, so a 5× goal leaves one more start-up's worth (about 12 ms) "
-    "for importing the store, the secrets gate and the index and for the work itself, "
-    "and a 6× goal two. The freshness mechanism removed the `stat` per document (compare "
-    "the *no watcher* rows of section 5: the same reads checking every file); what is "
-    "left is imports (the store, the record kinds, the index's modules, rapidfuzz for a "
-    "near-duplicate check), loading the index's parts a command reads, and the ranking "
-    "itself (about 15 ms of CPU per query on these stores, the *CPU ms per query* of "
-    "section 12), which is also most of a warm MCP `recall`.",
+    "Where the time goes: the frequent commands (capture and its shortcuts, recall, "
+    "resume, timeline...) run in a worker forked from lore's command server "
+    "(`lore/cmdserver`, `docs/explanation/startup.md`), which has Python's and lore's "
+    "modules imported already. So a row's CPU is three parts, all counted: the `lore` "
+    "process the benchmark starts (Python's start-up, the console script's `import re`, "
+    "and the hand-over: about 1.7× bare start-up), the worker's CPU (from the server's "
+    "log, `LORE_COMMAND_SERVER_LOG`) and the server's own CPU spread over the row's runs "
+    "(accepting, forking, reaping; the *run by the command server* notes below). "
+    "Without the server (`LORE_COMMAND_SERVER=0`, the first command of a session, another "
+    "system) a command pays the imports again: `lore --help`'s row is that floor, about "
+    "4× bare start-up. What the worker pays is the command's own work: refreshing the "
+    "index with what changed since it was written (cheap since citations are counted "
+    "record by record), the near-duplicate and contradiction checks of `remember`, the "
+    "ranking (about 15 ms of CPU per query on these stores, the *CPU ms per query* of "
+    "section 12, which is also most of a warm MCP `recall`), and the copy-on-write page "
+    "faults of a forked Python process (about 10 ms of system time per worker that reads "
+    "the index).",
     "",
     "The cold timeline's worst level on `gen_corpus` is its busiest day: the corpus has no "
     "timestamps, so `lore import` dates every record the day it ran, and that day holds "

@@ -1,8 +1,9 @@
 """The command server: one background process per installation (and interpreter set-up)
 that imports lore's CLI once, then forks a worker for each command a client hands it.
 
-A worker (``lore.cmdserver.worker``) takes over the client's standard streams, working folder, environment and umask,
-runs ``lore.cli.main`` as the console script would, and sends its exit status back over
+A worker (``lore.cmdserver.worker``) takes over the client's standard streams, working
+folder, environment and umask, runs ``lore.cli.main`` as the console script would, and
+sends its exit status back over
 the client's connection. The server waits on each worker through a pidfd: a worker killed
 by a signal is reported as such, and a client that goes away (killed) takes its worker
 with it, as a ``lore`` process of its own would have gone. The data files are read fresh

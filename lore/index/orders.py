@@ -78,3 +78,22 @@ def newest(idx: Any, kind_code: int) -> Iterator[int]:
             k += 1
         yield doc
     yield from later[k:]
+
+
+def by_time(idx: Any, low: float, high: float) -> list[int]:
+    """Every record (dead and hidden ones too) with ``low <= time < high``, in time order
+    (equal times: by record number): a slice of the stored order found by bisection,
+    and the few records added since the file was written put in their places."""
+    from bisect import bisect_left, insort_right
+
+    order, covered = idx._time_order, idx._ordered
+    ts, n = idx.ts, len(idx.kinds)
+    when = ts.__getitem__
+    if order is None:  # an index not written yet (or renumbered): sort them
+        order, covered = sorted(range(n), key=when), n
+    found = order[bisect_left(order, low, key=when) : bisect_left(order, high, key=when)]
+    found = found.tolist() if isinstance(found, memoryview) else list(found)
+    for doc in range(covered, n):  # ascending: one inserted after another of its time
+        if low <= ts[doc] < high:
+            insort_right(found, doc, key=when)
+    return found
