@@ -1,6 +1,7 @@
-"""Recall's per-term work kept on a long-lived index (``lore.recall.terms``, ``Index.memo``)
-and the most used count kept with the use history (``history.most_used``): every answer
-equals the one computed afresh, after captures, in-place edits, deletions and new uses."""
+"""What a long-lived process keeps between calls: recall's per-term work on the index
+(``lore.recall.terms``, ``Index.memo``), the most used count with the use history
+(``history.most_used``), the index's kind lists (``Index.docs``) through additions. Every
+answer equals the one computed afresh, after captures, in-place edits, deletions and uses."""
 
 from __future__ import annotations
 
@@ -159,3 +160,34 @@ def test_the_levels_are_those_of_counting_every_record(
             assert sorted(levels.docs(level)) == sorted(want), (query, level)
         seen.update(levels.levels)
     assert {1, 2, 3} <= seen  # records holding one, two and three of a query's terms
+
+
+def test_kind_lists_kept_through_additions_equal_fresh_ones(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Index.docs`` answers are kept through a record's addition (it joins the lists
+    that take it) and equal the lists computed afresh: shown, hidden, flagged."""
+    monkeypatch.setenv("LORE_NOW", "2026-06-15T00:00:00Z")
+    store.kept = {}
+    rng = random.Random(5)
+    kinds = ("decision", "observation")
+    keys = [(k, f, h) for k in kinds for f in (False, True) for h in (False, True)]
+    grew = 0
+    for step in range(30):
+        idx = open_index(store)
+        for kind, flagged, hidden in keys:
+            idx.docs(kind, flagged=flagged, hidden=hidden)
+        kind = rng.choice(("decision", "observation"))
+        fields: dict[str, Any] = {"outcome": "pending"} if kind == "decision" and step % 3 else {}
+        record = build(kind, f"{' '.join(rng.sample(WORDS, 2))} {step}", fields).record
+        if step % 4 == 0:  # a hidden one
+            record.status = "retracted" if kind == "decision" else "archived"
+            assert record.hidden
+        store.add([record])
+        idx = open_index(store)
+        kept = {key: idx.docs(key[0], flagged=key[1], hidden=key[2]) for key in keys}
+        idx._docs = {}
+        fresh = {key: idx.docs(key[0], flagged=key[1], hidden=key[2]) for key in keys}
+        assert kept == fresh, step
+        grew = max(grew, len(fresh[("decision", True, False)]))
+    assert grew > 3  # flagged (pending) decisions were listed

@@ -135,7 +135,9 @@ class Writable(Columns):
             self.cites[doc] = cites
             self._recount(cites, 1)
         agg.add(self, doc, 1)
+        listed = self._docs
         self._forget()
+        self._docs = _listed_with(self, listed, doc)
         self.changed = True
         self.edits += 1
         return doc
@@ -285,6 +287,16 @@ W_DECISION_TYPE, W_DECISION_OUTCOME, W_DECISION_SPEC = 0.25, 0.25, 0.20
 # The importance part of resume's activation term (lore.sessions.resume: 0.5 x the
 # activation model's 0.4), static like the rest: kept here so resume adds it for nothing.
 W_DECISION_VALUE = 0.20
+
+
+def _listed_with(idx: Columns, listed: dict[Any, list[int]], doc: int) -> dict[Any, list[int]]:
+    """``docs()`` answers kept through the addition of ``doc`` (the last record number):
+    it joins its kind's lists that take it (shown or ``hidden`` ones, ``flagged``)."""
+    name = SEARCH_KINDS[idx.kinds[doc]]
+    for (kind, flagged, hidden), found in listed.items():
+        if kind == name and (hidden or not idx.hidden[doc]) and (idx.flags[doc] or not flagged):
+            found.append(doc)
+    return listed
 
 
 def decision_weight(state: dict[str, Any]) -> float:

@@ -63,9 +63,10 @@ class Levels:
         for i, first in enumerate(sets):
             for second in sets[i + 1 :]:
                 many |= first & second
-        self.held: Counter[int] = Counter(chain.from_iterable(s & many for s in sets))
+        inside = [s & many for s in sets]
+        self.held: Counter[int] = Counter(chain.from_iterable(inside))
         ladder = set(self.held.values())
-        if any(not s <= many for s in sets):  # a record holding one
+        if any(len(s) > len(i) for s, i in zip(sets, inside, strict=True)):  # one holding 1
             ladder.add(1)
         self.levels = sorted(ladder, reverse=True)
 
