@@ -30,6 +30,13 @@ class _Lazy:
         return getattr(self.compiled, name)
 
 
+def compile_all() -> None:
+    """Compile every pattern of this module now (for ``lore.cmdserver``: once for all)."""
+    for value in list(globals().values()):
+        if isinstance(value, _Lazy):
+            value.search  # noqa: B018 - the attribute compiles it
+
+
 FORMS = (
     "an ISO date or date-time (2026-05-12, 2026-05-12T14:30Z), a month (2026-05), "
     "a year (2026), an ISO week (2026-W19), an age (12h, 7d, 2w, 3m, 1y), today, yesterday, "

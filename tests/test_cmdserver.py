@@ -368,3 +368,32 @@ def test_code_changed_on_disk_is_never_run(tmp_path: Path) -> None:
         _wait_for(lambda: not Path(f"/proc/{old}").exists() or _zombie(old))
     finally:
         server.stop()
+
+
+def test_every_warm_up_names_a_function_that_runs() -> None:
+    """The server's warm-up list (lore.cmdserver.code.WARM) stays in step with the modules
+    it names: each entry is a function that runs without arguments."""
+    from importlib import import_module
+
+    from lore.cmdserver.code import WARM
+
+    for module, function in WARM:
+        getattr(import_module(module), function)()
+
+
+def test_the_server_knows_its_own_socket_file(tmp_path: Path) -> None:
+    """The server's periodic look (is the socket file still mine?) compares the file's
+    identity as bound, not the socket's descriptor (whose inode is the socket's own): it
+    must say yes while the file is there, and no once another server bound its own."""
+    from lore.cmdserver.server import Server, _identity, _listen
+
+    listener = _listen(tmp_path, "k")
+    server = object.__new__(Server)
+    server.where, server.key, server.mine = tmp_path, "k", _identity(tmp_path / "k.sock")
+    try:
+        assert server._socket_is_ours()
+        other = _listen(tmp_path, "k")  # unlinks the file and binds a new one
+        assert not server._socket_is_ours()
+        other.close()
+    finally:
+        listener.close()

@@ -35,6 +35,9 @@ PRELOAD = (
 WARM = (
     ("lore.secrets.policy", "compile_all"),
     ("lore.components.journal", "compile_patterns"),
+    ("lore.timeexpr", "compile_all"),
+    ("lore.index.analyze", "stemmer"),
+    ("lore.storage.yamlio", "warm"),
 )
 
 

@@ -82,10 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     gc.set_threshold(GEN0_THRESHOLD, 50, 100)
     gc.enable()
     signal.signal(signal.SIGTERM, lambda _signum, _frame: sys.exit(0))
+    path = where / f"{key}.sock"
+    mine = _identity(path)  # the socket file as bound: another server's replaces it
     try:
-        Server(where, key, listener, lock, preloaded).serve()
+        Server(where, key, listener, lock, preloaded, mine).serve()
     finally:
-        _unlink_if_ours(where / f"{key}.sock", listener)
+        _unlink_if_ours(path, mine)
         listener.close()
     return 0
 
@@ -120,10 +122,20 @@ def _give_up(where: Path, key: str) -> None:
         (where / f"{key}.off").write_text(f"no command server here (pid {os.getpid()})\n")
 
 
-def _unlink_if_ours(path: Path, listener: socket.socket) -> None:
+def _identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file at ``path``, None if there is none. (A socket's own
+    descriptor says nothing of it: ``fstat`` of a socket is the socket, not its file.)"""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _unlink_if_ours(path: Path, mine: tuple[int, int] | None) -> None:
     """Remove the socket file if it is still this server's (a newer server may have its own)."""
-    with contextlib.suppress(OSError):
-        if os.stat(path).st_ino == os.fstat(listener.fileno()).st_ino:
+    if mine is not None and _identity(path) == mine:
+        with contextlib.suppress(OSError):
             path.unlink()
 
 
@@ -131,10 +143,17 @@ class Server:
     """The accept loop: requests, workers (by pidfd) and their clients' connections."""
 
     def __init__(
-        self, where: Path, key: str, listener: socket.socket, lock: int, modules: set[str]
+        self,
+        where: Path,
+        key: str,
+        listener: socket.socket,
+        lock: int,
+        modules: set[str],
+        mine: tuple[int, int] | None,
     ) -> None:
         self.where = where
         self.key = key
+        self.mine = mine  # the socket file's identity as bound
         self.listener = listener
         self.lock = lock
         self.modules = modules  # imported in this process: workers inherit them
@@ -177,11 +196,7 @@ class Server:
                     return
 
     def _socket_is_ours(self) -> bool:
-        try:
-            st = os.stat(self.where / f"{self.key}.sock")
-        except OSError:
-            return False
-        return st.st_ino == os.fstat(self.listener.fileno()).st_ino
+        return self.mine is not None and _identity(self.where / f"{self.key}.sock") == self.mine
 
     def _accept(self) -> None:
         try:
@@ -327,7 +342,7 @@ class Server:
         self.closing = True
         with contextlib.suppress(KeyError, ValueError):
             self.poll.unregister(self.listener)
-        _unlink_if_ours(self.where / f"{self.key}.sock", self.listener)
+        _unlink_if_ours(self.where / f"{self.key}.sock", self.mine)
         with contextlib.suppress(OSError):
             os.close(self.lock)  # the next server may start now
 

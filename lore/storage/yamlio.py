@@ -55,6 +55,12 @@ def _yaml() -> Any:
     return yaml
 
 
+def warm() -> None:
+    """Build the YAML reader and read one small document, so that ruamel's own first-use
+    set-up is done (for ``lore.cmdserver``, once for all its workers)."""
+    _yaml().load("warm: [up]\n")
+
+
 def loads(text: str, name: str) -> Any:
     """Parse YAML text; a syntax error becomes a ``DataError`` naming file and line."""
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
