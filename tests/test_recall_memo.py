@@ -87,7 +87,7 @@ def test_kept_answers_equal_fresh_ones_through_random_changes(
         else:
             kind = kinds[step % len(kinds)]
             extra = {"solution": "do it"} if kind == "pattern" else {}
-            tags = ["alpha"] if rng.random() < 0.5 else []
+            tags = rng.choice([[], ["alpha"], ["alpha"], ["deploy"], ["redis", "alpha"]])
             rid = add(store, kind, f"{words} {step}", tags=tags, **extra)
             if kind == "pattern":
                 patterns.append(rid)
@@ -191,3 +191,17 @@ def test_kind_lists_kept_through_additions_equal_fresh_ones(
         assert kept == fresh, step
         grew = max(grew, len(fresh[("decision", True, False)]))
     assert grew > 3  # flagged (pending) decisions were listed
+
+
+def test_a_tag_that_stops_covering_its_project_counts_again_at_the_next_query(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tag every record of a project carries is not matched text (lore.index.tagwords);
+    a new record of the project without it, and without the word, makes it text again."""
+    monkeypatch.setenv("LORE_NOW", "2026-06-15T00:00:00Z")
+    store.kept = {}
+    tagged = [add(store, "observation", f"release notes {n}", tags=["deploy"]) for n in "abc"]
+    assert answer(store, "deploy", 10) == []
+    add(store, "observation", "other notes")
+    assert sorted(rid for rid, _ in answer(store, "deploy", 10)) == sorted(tagged)
+    assert answer(store, "deploy", 10) == afresh(store, "deploy", 10)

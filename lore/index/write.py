@@ -135,9 +135,10 @@ class Writable(Columns):
             self.cites[doc] = cites
             self._recount(cites, 1)
         agg.add(self, doc, 1)
-        listed = self._docs
+        listed, memo = self._docs, self.memo
         self._forget()
         self._docs = _listed_with(self, listed, doc)
+        self.memo = _memo_with(memo, counts, record.tags)
         self.changed = True
         self.edits += 1
         return doc
@@ -297,6 +298,30 @@ def _listed_with(idx: Columns, listed: dict[Any, list[int]], doc: int) -> dict[A
         if kind == name and (hidden or not idx.hidden[doc]) and (idx.flags[doc] or not flagged):
             found.append(doc)
     return listed
+
+
+# Recall's answers about a term (``lore.recall.terms``) that depend only on the term's
+# postings and on what a project's tag words take out of them (``lore.index.tagwords``).
+TERM_BOUND = ("post", "ext", "set")
+
+
+def _memo_with(memo: dict[Any, Any], terms: Any, tags: Any) -> dict[Any, Any]:
+    """The answers of ``memo`` a new record holding ``terms`` (and ``tags``) leaves as they
+    were: those about terms it does not hold and no tag name holds (``("tagwords",)``: every
+    tag name's terms, kept up to date here); without that, none."""
+    words = memo.get(("tagwords",))
+    if words is None:
+        return {}
+    names = [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
+    if names:
+        words = set(words).union(*(analyze.terms(name) for name in names))
+    kept = {
+        key: value
+        for key, value in memo.items()
+        if key[0] in TERM_BOUND and not any(t in terms or t in words for t in key[1:])
+    }
+    kept[("tagwords",)] = words
+    return kept
 
 
 def decision_weight(state: dict[str, Any]) -> float:

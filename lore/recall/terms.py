@@ -1,7 +1,9 @@
 """Recall's per-term work, kept on the index (``Index.memo``) between queries: a term's
 close variants and companions, a variant's postings as scored, and their extremes. The
-index drops the memo whenever a record is added or killed, so an answer from it is the
-one a fresh computation gives; a long-lived process (``lore mcp``) pays for a term once.
+index drops the memo whenever a record is killed, and on an addition keeps only the
+postings of terms the record and the tag names do not hold (``lore.index.write``), so an
+answer from it is the one a fresh computation gives; a long-lived process (``lore mcp``)
+pays for a term once.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
+from lore.index import analyze
 from lore.index.persist import Index
 from lore.recall import associate, ranking
 from lore.store.core import Store
@@ -43,6 +46,9 @@ def postings(idx: Index, variants: list[str]) -> dict[str, Postings]:
     if missing:
         from lore.index.tagwords import muted
 
+        if ("tagwords",) not in memo:  # what an addition checks to keep these (index.write)
+            names = (tag for tag in idx.tags if isinstance(tag, str))
+            memo[("tagwords",)] = {t for name in names for t in analyze.terms(name)}
         mute = muted(idx, set(missing))
         dead = idx.dead
         for variant in missing:
