@@ -12,6 +12,7 @@ from typing import Any
 from lore import clock
 from lore.index import analyze, weight
 from lore.index.columns import _ARRAYS, DEDUPE_KINDS, SEARCH_KINDS, Columns, _unpack
+from lore.index.keep import listed_with, memo_with
 from lore.index.packed import Packed
 from lore.index.vocab import Vocab
 from lore.model import Record
@@ -137,8 +138,8 @@ class Writable(Columns):
         agg.add(self, doc, 1)
         listed, memo = self._docs, self.memo
         self._forget()
-        self._docs = _listed_with(self, listed, doc)
-        self.memo = _memo_with(memo, counts, record.tags)
+        self._docs = listed_with(self, listed, doc)
+        self.memo = memo_with(memo, counts, record.tags)
         self.changed = True
         self.edits += 1
         return doc
@@ -288,40 +289,6 @@ W_DECISION_TYPE, W_DECISION_OUTCOME, W_DECISION_SPEC = 0.25, 0.25, 0.20
 # The importance part of resume's activation term (lore.sessions.resume: 0.5 x the
 # activation model's 0.4), static like the rest: kept here so resume adds it for nothing.
 W_DECISION_VALUE = 0.20
-
-
-def _listed_with(idx: Columns, listed: dict[Any, list[int]], doc: int) -> dict[Any, list[int]]:
-    """``docs()`` answers kept through the addition of ``doc`` (the last record number):
-    it joins its kind's lists that take it (shown or ``hidden`` ones, ``flagged``)."""
-    name = SEARCH_KINDS[idx.kinds[doc]]
-    for (kind, flagged, hidden), found in listed.items():
-        if kind == name and (hidden or not idx.hidden[doc]) and (idx.flags[doc] or not flagged):
-            found.append(doc)
-    return listed
-
-
-# Recall's answers about a term (``lore.recall.terms``) that depend only on the term's
-# postings and on what a project's tag words take out of them (``lore.index.tagwords``).
-TERM_BOUND = ("post", "ext", "set")
-
-
-def _memo_with(memo: dict[Any, Any], terms: Any, tags: Any) -> dict[Any, Any]:
-    """The answers of ``memo`` a new record holding ``terms`` (and ``tags``) leaves as they
-    were: those about terms it does not hold and no tag name holds (``("tagwords",)``: every
-    tag name's terms, kept up to date here); without that, none."""
-    words = memo.get(("tagwords",))
-    if words is None:
-        return {}
-    names = [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
-    if names:
-        words = set(words).union(*(analyze.terms(name) for name in names))
-    kept = {
-        key: value
-        for key, value in memo.items()
-        if key[0] in TERM_BOUND and not any(t in terms or t in words for t in key[1:])
-    }
-    kept[("tagwords",)] = words
-    return kept
 
 
 def decision_weight(state: dict[str, Any]) -> float:
