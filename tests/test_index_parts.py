@@ -5,6 +5,7 @@ record by record, the neighbour byte, and the C-speed selection resume uses."""
 from __future__ import annotations
 
 import bisect
+import os
 import random
 from array import array
 from collections import Counter
@@ -222,3 +223,41 @@ def test_citations_counted_record_by_record_match_a_fresh_count(store: Store) ->
         if k % 4 == 1:
             store.revise(record.id, {"related_decisions": [record.id, cited[1]]})
         check()
+
+
+def test_a_held_index_is_taken_only_by_a_child_and_only_while_its_file_is_unchanged(
+    store: Store,
+) -> None:
+    """``lore.index.held``: the command server holds an index made growable; its forked
+    workers take it (each its own copy) as long as the file on disk is that very file."""
+    from lore.index import held
+    from lore.index.persist import Index, index_path, save
+
+    first = build("decision", "Use Postgres", {}).record
+    store.add([first])
+    save(open_index(store), store.root)
+    path, root = str(index_path(store.root)), str(store.path)
+    try:
+        assert held.hold(path, root, Index.loads)
+        assert held.take(path) is None  # the holder never takes its own
+        held.HOLDER[:] = [-1]  # as seen from a forked child
+        taken = held.take(path)
+        assert taken is not None and not taken._frozen
+        assert taken.find_ids({first.id}) == {first.id: 0}
+        assert held.take(path) is None  # taken once
+        assert held.hold(path, root, Index.loads)
+        held.HOLDER[:] = [-1]
+        replaced = path + ".new"  # the same bytes in a new file, renamed over it
+        with open(path, "rb") as source, open(replaced, "wb") as target:
+            target.write(source.read())
+        os.replace(replaced, path)
+        assert held.take(path) is None and path in held.HELD  # not that file any more
+        second = build("decision", "Index the orders", {}).record
+        store.add([second])
+        idx = load(store.root)
+        assert idx is not None and idx._frozen  # read from the file, not the held one
+        idx = open_index(store)
+        assert set(idx.find_ids({first.id, second.id})) == {first.id, second.id}
+    finally:
+        held.HELD.clear()
+        held.HOLDER.clear()

@@ -10,8 +10,10 @@ with it, as a ``lore`` process of its own would have gone. The data files are re
 by every worker, through the same freshness checks as any command; what the server keeps
 is code, never records.
 
-Workers tell the server which modules they had to import on top of what it holds; the
-server imports those between requests, so each command soon finds all it needs.
+Workers tell the server which modules they had to import on top of what it holds, and
+which index files they read; the server imports those modules between requests and holds
+those indexes (``lore.index.held``: read and made growable once, taken by a worker only
+while the file is unchanged), so each command soon finds all it needs.
 
 The server refuses (and exits) as soon as lore's code on disk differs from what it
 imported (an upgrade, an edit), so a command never runs old code. It exits when idle for
@@ -324,6 +326,15 @@ class Server:
                 chunks.append(chunk)
         os.close(report)
         names = [n for n in b"".join(chunks).decode("utf-8", "replace").split("\n") if n]
+        indexes = [n[len("index:") :].split("\t", 1) for n in names if n.startswith("index:")]
+        if indexes:
+            from lore.index.held import hold
+            from lore.index.persist import Index
+
+            for path, root in (i for i in indexes if len(i) == 2):
+                with contextlib.suppress(Exception):
+                    hold(path, root, Index.loads)  # the next workers take it made growable
+            names = [n for n in names if not n.startswith("index:")]
         fresh = [n for n in names if n not in sys.modules and n.partition(".")[0] != "__main__"]
         if not fresh:
             return
@@ -357,12 +368,14 @@ def _closed(fd: int) -> bool:
 def _log(pid: int, command: str, status: int, usage: Any) -> None:
     """With ``LORE_COMMAND_SERVER_LOG`` (in the server's environment: the one of the command
     that started it), one line per command: time, worker pid, command name (never its
-    arguments), exit status or signal, and the worker's CPU time in ms (user, system)."""
+    arguments), exit status or signal, the worker's page faults (minor, major) and its CPU
+    time in ms (user, system), last on the line."""
     path = os.environ.get("LORE_COMMAND_SERVER_LOG")
     if not path:
         return
     end = f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit {status >> 8}"
     cpu = f"{usage.ru_utime * 1000:.2f} {usage.ru_stime * 1000:.2f}" if usage else "- -"
+    faults = f"{usage.ru_minflt} {usage.ru_majflt}" if usage else "- -"
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
     with contextlib.suppress(OSError), open(path, "a", encoding="utf-8") as log:
-        log.write(f"{stamp} {pid} {command or '-'} {end} cpu {cpu}\n")
+        log.write(f"{stamp} {pid} {command or '-'} {end} faults {faults} cpu {cpu}\n")

@@ -1,6 +1,7 @@
 """A command server's worker: the child of a fork that becomes the client's ``lore`` (its
 standard streams, working folder, environment and umask), runs the CLI to its end, tells
-the server which modules it had to import, and sends the exit status."""
+the server which modules it had to import and which index files it read, and sends the
+exit status."""
 
 from __future__ import annotations
 
@@ -43,7 +44,10 @@ def run(
 
             atexit._run_exitfuncs()
         with contextlib.suppress(BaseException):
+            from lore.index.held import LOADED
+
             new = sorted(set(sys.modules) - held)
+            new += [f"index:{path}\t{root}" for path, root in LOADED]
             os.write(report, "\n".join(new).encode("utf-8")[:60000])  # a pipe's room
         with contextlib.suppress(BaseException):
             os.close(report)  # the server knows from here that the command is over

@@ -237,8 +237,17 @@ def load(root: DataRoot) -> Index | None:
     """The stored index, or None if missing, unreadable or of another format."""
     import mmap
 
+    from lore.index import held
+
+    path = str(index_path(root))
+    if (path, str(root.path)) not in held.LOADED:
+        held.LOADED.append((path, str(root.path)))
+    if held.HELD:  # a worker of the command server: its parent may hold this very file
+        taken = held.take(path)
+        if taken is not None:
+            return taken
     try:
-        with open(index_path(root), "rb") as handle:
+        with open(path, "rb") as handle:
             data: Any = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):  # missing, unreadable, or empty (mmap refuses 0 bytes)
         return None

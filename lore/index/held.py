@@ -1,0 +1,71 @@
+"""Indexes a long-lived parent holds for the processes it forks (the command server,
+``lore.cmdserver``): read from their file and made growable once in the parent, so that a
+forked worker which brings one up to date copies nothing. A worker takes a held index
+only while the file on disk is still that very file (an index is only ever replaced
+whole), and the holder itself never takes one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+HOLD_MAX = 256 << 20  # bytes of index files held at most, all together
+HELD: dict[str, tuple[tuple[int, int, int], Any]] = {}  # index file -> (its identity, index)
+HOLDER: list[int] = []  # the pid of the process that holds them
+LOADED: list[tuple[str, str]] = []  # (index file, data root) this process loaded
+
+
+def identity(st: os.stat_result) -> tuple[int, int, int]:
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def take(path: str) -> Any:
+    """The index held for ``path``, for this forked child alone (its copy of the holder's
+    memory), if the file is unchanged; else None."""
+    held = HELD.get(path)
+    if held is None or not HOLDER or HOLDER[0] == os.getpid():
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if identity(st) != held[0]:
+        return None
+    del HELD[path]  # taken: what this process does to it is its own
+    return held[1]
+
+
+def hold(path: str, root: str, loads: Callable[[Any, str], Any]) -> bool:
+    """Read the index file ``path`` (of the data root ``root``) with ``loads``
+    (``lore.index.persist.Index.loads``) and hold it, made growable, unless it is held as
+    it is already or would pass HOLD_MAX; whether it is held now."""
+    try:
+        with open(path, "rb") as handle:
+            key = identity(os.fstat(handle.fileno()))
+            held = HELD.get(path)
+            if held is not None and held[0] == key:
+                return True
+            HELD.pop(path, None)
+            if key[1] + sum(h[0][1] for h in HELD.values()) > HOLD_MAX:
+                return False
+            data = handle.read()
+    except OSError:
+        return False
+    index = loads(data, root) if len(data) == key[1] else None
+    if index is None:
+        return False
+    index._thaw()  # the columns, as growable arrays
+    for packed in (index._ids, index._titles):
+        packed.text = bytearray(packed.text)
+        packed.at = _growable(packed.at)
+    HELD[path] = (key, index)
+    HOLDER[:] = [os.getpid()]
+    return True
+
+
+def _growable(column: Any) -> Any:
+    from lore.index.packed import unpack
+
+    return unpack(column)
