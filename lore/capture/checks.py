@@ -88,9 +88,10 @@ def find_duplicate(store: Store, record: Record, *, ignore: Iterable[str] = ()) 
     return None if found is None else existing[found]
 
 
-def closest(target: str, titles: list[str]) -> int | None:
+def closest(target: str, titles: list[str], *, reached: bool = False) -> int | None:
     """The position of the first title equal to ``target``, else of the first best one
-    scoring at least SIMILARITY_THRESHOLD, else None."""
+    scoring at least SIMILARITY_THRESHOLD, else None (``reached``: every title is known
+    to be within reach of ``target`` already)."""
     try:
         return titles.index(target)
     except ValueError:
@@ -99,7 +100,11 @@ def closest(target: str, titles: list[str]) -> int | None:
     # first of equally good matches still wins); often none do, and it is not imported.
     # Reach depends on the length alone: compare lengths (a store has 20,000 titles).
     lo, hi = _reach(len(target))
-    near = [i for i, n in enumerate(map(len, titles)) if lo <= n <= hi]
+    near = (
+        list(range(len(titles)))
+        if reached
+        else [i for i, n in enumerate(map(len, titles)) if lo <= n <= hi]
+    )
     if not near:
         return None
     from rapidfuzz import fuzz, process
@@ -192,7 +197,7 @@ def _duplicate_in_index(
         docs.sort(key=lambda d: (ts[d], index.id_of(d)))
     if skip:
         docs = [d for d in docs if index.id_of(d) not in skip]
-    found = closest(target, [titles[d] for d in docs])
+    found = closest(target, [titles[d] for d in docs], reached=True)
     return None if found is None else index.fetch(store, docs[found])
 
 

@@ -74,19 +74,38 @@ def usage(root: DataRoot) -> dict[str, Use]:
         (ino, size), table = kept[1], kept[2]
         if now[0] == ino and now[1] >= size:
             if now[1] > size:
-                size += _read_log(log, size, table)
+                touched: set[str] = set()
+                size += _read_log(log, size, table, touched)
+                top = _TOP.get(id(table))
+                if top is not None and touched:  # counts only grow: the most used moves up
+                    _TOP[id(table)] = max(top, *(table[rid].total for rid in touched))
                 _KEPT[str(log)] = (key, (ino, size), table)
             return table
     table = _summary(root)
     _read_log(folding, 0, table)  # (a fold in progress)
     read = _read_log(log, 0, table) if now is not None else 0
+    old = _KEPT.get(str(log))
+    if old is not None:
+        _TOP.pop(id(old[2]), None)
     _KEPT[str(log)] = (key, (now[0], read) if now is not None else None, table)
     return table
+
+
+def most_used(root: DataRoot) -> int:
+    """The largest use count (recalled and injected) of any id here (0: none), kept with
+    the process's reading of the history, so a long-lived process does not go through
+    every id for it on every query."""
+    table = usage(root)
+    top = _TOP.get(id(table))
+    if top is None:
+        top = _TOP[id(table)] = max((u.total for u in table.values()), default=0)
+    return top
 
 
 # A process's last reading of a root's history: (the summary's, a fold's leftover's and the
 # old counts' stamps), (the log's inode, how many of its bytes were read), the table.
 _KEPT: dict[str, tuple[Any, tuple[int, int] | None, dict[str, Use]]] = {}
+_TOP: dict[int, int] = {}  # id of a kept table -> its largest use count (``most_used``)
 
 
 def recall_counts(root: DataRoot) -> dict[str, int]:
@@ -180,10 +199,12 @@ def _old_counts(root: DataRoot) -> dict[str, int]:
     return {k: v for k, v in data.items() if isinstance(v, int) and not isinstance(v, bool)}
 
 
-def _read_log(path: Path, start: int, table: dict[str, Use]) -> int:
-    """Add the uses of ``path``'s whole lines from byte ``start`` on to ``table``; how many
-    bytes that was (a line still being written is left for next time). A line that does
-    not parse is skipped."""
+def _read_log(
+    path: Path, start: int, table: dict[str, Use], touched: set[str] | None = None
+) -> int:
+    """Add the uses of ``path``'s whole lines from byte ``start`` on to ``table`` (the ids
+    added to ``touched``, if given); how many bytes that was (a line still being written is
+    left for next time). A line that does not parse is skipped."""
     try:
         with open(path, "rb") as handle:
             handle.seek(start)
@@ -200,6 +221,8 @@ def _read_log(path: Path, start: int, table: dict[str, Use]) -> int:
         except ValueError:
             continue
         injected = words[0] == "i"
+        if touched is not None:
+            touched.update(words[2:])
         for rid in words[2:]:
             use = table.get(rid)
             if use is None:

@@ -12,6 +12,7 @@ from typing import Any
 from lore import clock
 from lore.index import analyze, weight
 from lore.index.columns import _ARRAYS, DEDUPE_KINDS, SEARCH_KINDS, Columns, _unpack
+from lore.index.keep import listed_with, memo_with
 from lore.index.packed import Packed
 from lore.index.vocab import Vocab
 from lore.model import Record
@@ -135,13 +136,21 @@ class Writable(Columns):
             self.cites[doc] = cites
             self._recount(cites, 1)
         agg.add(self, doc, 1)
+        listed, memo = self._docs, self.memo
+        self._forget()
+        self._docs = listed_with(self, listed, doc)
+        self.memo = memo_with(memo, counts, record.tags)
+        self.changed = True
+        self.edits += 1
+        return doc
+
+    def _forget(self) -> None:
+        """Drop the answers derived from the records (they moved on)."""
         self._blanket = None
         self._docs = {}
         self._hidden_docs = None
         self._kind_bytes = None
-        self.changed = True
-        self.edits += 1
-        return doc
+        self.memo = {}
 
     def _kill(self, doc: int) -> None:
         if doc < 0 or doc in self.dead:
@@ -152,10 +161,7 @@ class Writable(Columns):
         cites = self.cites.get(doc) if self.cit_valid or self._cited is not None else None
         if cites:
             self._recount(cites, -1)
-        self._blanket = None
-        self._docs = {}
-        self._hidden_docs = None
-        self._kind_bytes = None
+        self._forget()
         if self._by_id is not None and self._by_id.get(self.id_of(doc)) == doc:
             del self._by_id[self.id_of(doc)]
         self.changed = True
@@ -264,10 +270,7 @@ class Writable(Columns):
         self._id_order = self._time_order = None  # record numbers moved: sorted again
         self._ordered = 0
         self._agg = None
-        self._blanket = None
-        self._docs = {}
-        self._hidden_docs = None
-        self._kind_bytes = None
+        self._forget()
         self.changed = True
 
 

@@ -172,8 +172,8 @@ def rank(
     ) -> tuple[list[Ranked], dict[int, float]]:
         """Filters, then the blend: the ranked records and the text scores that passed."""
         hidden = idx.hidden_docs() if not show_hidden else set()
-        for d in idx.dead | hidden:
-            text.pop(d, None)
+        for d in text.keys() & (idx.dead | hidden if idx.dead else hidden):  # (the fewer)
+            text.pop(d)
         member = _membership(idx, project) if project else None
         tagged = None
         for tag in tags:
@@ -285,9 +285,9 @@ def besides_text(store: Store, idx: Index) -> float:
     and keeping a record below its replacement only lowers it, so no score is above its
     text part plus this."""
     from lore.dynamics import activation as model
-    from lore.index.history import usage
+    from lore.index.history import most_used
 
-    top_use = max((u.total for u in usage(store.root).values()), default=0)
+    top_use = most_used(store.root)
     share = model.use_share(top_use, idx.cited_max())
     most = model.W_FRESH * 1.0 + model.W_USE * share + model.W_VALUE * 1.0
     return ranking.W_ACTIVATION * most + ranking.W_PROJECT
@@ -314,7 +314,7 @@ def _score(
     pruned: demoting superseded records below their replacements can reorder the top.
     """
     from lore.dynamics import activation as model
-    from lore.index.history import usage
+    from lore.index.history import most_used, usage
 
     top_text = max(text.values())
     now = clock.parse_timestamp(clock.now()).timestamp()
@@ -386,7 +386,7 @@ def _score(
         others = w_act + ranking.W_PROJECT
         floor = (bar - others) / ranking.W_TEXT * top_text
         pool = [d for d, v in text.items() if v >= floor or d in totals]
-        top_use = max((u.total for u in used.values()), default=0)
+        top_use = most_used(store.root)
         top_cited = idx.cited_max()
         # What use can add: its share, and (a last use raising freshness) the rest of it.
         gain = w_act * model.W_USE * model.use_share(top_use, top_cited)

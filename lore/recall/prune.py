@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from itertools import compress
+from itertools import chain, compress
 from typing import Any
 
 from lore.recall import ranking, signals
+from lore.recall import terms as per_term
 
 # A record inherits at most this share of a neighbour's text score (the larger share).
 INHERIT = max(signals.ASK_NEXT, signals.CONTEXT_NEXT, signals.CONTEXT_PREV)
@@ -26,36 +27,55 @@ Evaluate = Callable[[set[int]], tuple[list[Any], dict[int, float]]]
 class Levels:
     """How many of the query's terms each record holds (an upper bound: a record counts
     once for a term and once more for its variants), and the largest text score a record
-    holding ``h`` of them can have before boosts and inheritance (``bound(h)``)."""
+    holding ``h`` of them can have before boosts and inheritance (``bound(h)``).
+
+    Counted only for the records in two of those sets or more (few: picked out by set
+    intersections in C); every other record of a set holds one (``docs(1)``)."""
 
     def __init__(self, idx: Any, terms: list[str], planned: signals.Plan) -> None:
         k1, b = ranking.K1, ranking.B
         n = idx.size
         base, scale = k1 * (1.0 - b), k1 * b * n / max(idx.total_length(), 1)
-        held: Counter[int] = Counter()
+        sets: list[Any] = []  # per term: its records, and those of its variants
         bests: list[float] = []
         for term, variants in planned.every:
             best = 0.0
-            near: list[Any] = []
+            near: list[str] = []
             for variant, factor in variants:
                 docs, tfs, df = planned.lists[variant]
                 if not df:
                     continue
                 weight = factor * ranking.idf(n, df) * (k1 + 1.0)
-                most, shortest = _extremes(idx, variant, docs, tfs)
+                most, shortest = per_term.extremes(idx, variant, docs, tfs)
                 best = max(best, weight * most / (most + base + scale * shortest))
                 if variant == term:
-                    held.update(docs)
+                    sets.append(per_term.records(idx, [variant], planned.lists))
                 else:
-                    near.append(docs)
+                    near.append(variant)
             if near:
-                held.update(set().union(*near) if len(near) > 1 else near[0])
+                sets.append(per_term.records(idx, near, planned.lists))
             bests.append(best)
         bests.sort(reverse=True)
         self.sums = [sum(bests[: i + 1]) for i in range(len(bests))]
         self.q = len(terms)
-        self.held = held
-        self.levels = sorted(set(held.values()), reverse=True)
+        self.sets = sets
+        many: set[int] = set()  # the records in two sets or more
+        for i, first in enumerate(sets):
+            for second in sets[i + 1 :]:
+                many |= first & second
+        inside = [s & many for s in sets]
+        self.held: Counter[int] = Counter(chain.from_iterable(inside))
+        ladder = set(self.held.values())
+        if any(len(s) > len(i) for s, i in zip(sets, inside, strict=True)):  # one holding 1
+            ladder.add(1)
+        self.levels = sorted(ladder, reverse=True)
+
+    def docs(self, level: int) -> list[int]:
+        """The records holding ``level`` (in no set: none)."""
+        if level == 1:
+            return list(set().union(*self.sets) - self.held.keys())
+        held = self.held
+        return list(compress(held, map(level.__eq__, held.values())))
 
     def bound(self, h: int) -> float:
         """The largest own text score (coverage included) of a record holding ``h``."""
@@ -63,20 +83,6 @@ class Levels:
             return 0.0
         total = self.sums[min(h, self.q, len(self.sums)) - 1]
         return total * (h / self.q) ** signals.COVERAGE_POWER if self.q > 1 else total
-
-
-def _extremes(idx: Any, variant: str, docs: Any, tfs: Any) -> tuple[int, int]:
-    """The largest count and the shortest record length in a variant's postings: from the
-    vocabulary for the stored part, counted here for what was added since."""
-    stored = idx.vocab.bounds(variant) if variant not in idx.fresh else None
-    if stored is None:
-        return max(tfs), min(map(idx.dl.__getitem__, docs))
-    most, shortest = stored
-    added = idx.more.get(variant)
-    if added:
-        most = max(most, max(added[1::2]))
-        shortest = min(shortest, min(map(idx.dl.__getitem__, added[0::2])))
-    return most, shortest
 
 
 def search(
@@ -102,22 +108,13 @@ def search(
     ladder = levels.levels
     if not ladder:
         return None
-    held = levels.held
-    bottom = ladder[-1]
-    by_level: dict[int, list[int]] = {h: [] for h in ladder}
-    # The records above the bottom level are few: picked out in C, grouped here. The
-    # bottom level (most records) is picked out only if the search gets down to it.
-    for d in compress(held, map(bottom.__lt__, held.values())):
-        by_level[held[d]].append(d)
-    bottom_docs: list[int] | None = None
+    found: dict[int, list[int]] = {}
 
     def at(level: int) -> list[int]:
-        nonlocal bottom_docs
-        if level != bottom:
-            return by_level[level]
-        if bottom_docs is None:
-            bottom_docs = list(compress(held, map(bottom.__eq__, held.values())))
-        return bottom_docs
+        docs = found.get(level)
+        if docs is None:
+            docs = found[level] = levels.docs(level)
+        return docs
 
     nb = idx.nb
     wide = linked = 0  # levels taken whole; levels whose linked records are taken

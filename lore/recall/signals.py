@@ -6,7 +6,6 @@ Formula: ``lore.recall.ranking``.
 
 from __future__ import annotations
 
-from array import array
 from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import compress
@@ -51,9 +50,11 @@ def context(idx: Index, text: dict[int, float]) -> dict[int, float]:
     it; the larger when both do."""
     out: dict[int, float] = {}
     asks, ctx, blanket = idx.asks, idx.ctx, idx.blanket_contexts()
-    for d, s in text.items():
+    # Only a record with a neighbour of its kind, project and context (``nb``) passes any.
+    for d in compress(text, map(idx.nb.__getitem__, text)):
         if not ctx[d] or ctx[d] in blanket:
             continue
+        s = text[d]
         after = ASK_NEXT if asks[d] else CONTEXT_NEXT
         for step, share in ((1, after), (-1, CONTEXT_PREV)):
             at = neighbour(idx, d, step)
@@ -75,16 +76,17 @@ class Plan:
 
 
 def plan(idx: Index, terms: list[str], store: Store | None = None) -> Plan:
-    """The variants of ``terms`` and their postings (see ``Plan``)."""
-    dead = idx.dead
-    vocabulary = idx.vocabulary()
+    """The variants of ``terms`` and their postings (see ``Plan``; the per-term work is
+    kept on the index between queries: ``lore.recall.terms``)."""
+    from lore.recall import terms as per_term
+
     every: list[tuple[str, list[tuple[str, float]]]] = []
     companions: set[str] = set()  # matched for ranking, but not words of the query
     for term in terms:
-        close = ranking.close_terms(term, vocabulary)
+        close = per_term.close(idx, term)
         factors = {v: ranking.FUZZY_WEIGHT * sim for v, sim in close.items()}
         if store is not None and ASSOCIATE:  # words that keep company with the term
-            for v, strength in associate.associates(idx, store, term).items():
+            for v, strength in per_term.companions(idx, store, term).items():
                 share = associate.ASSOC_WEIGHT * strength
                 if v not in terms and share > factors.get(v, 0.0):
                     factors[v] = share
@@ -92,26 +94,7 @@ def plan(idx: Index, terms: list[str], store: Store | None = None) -> Plan:
                         companions.add(v)
         every.append((term, [(term, 1.0), *factors.items()]))
     # Words of a project's name (or of a tag all its records carry) are not matched text.
-    from lore.index.tagwords import muted as muted_words
-
-    mute = muted_words(idx, {v for _, variants in every for v, _ in variants})
-    lists: dict[str, tuple[Any, Any, int]] = {}
-    for _, variants in every:
-        for variant, _ in variants:
-            if variant in lists:
-                continue
-            column = idx.postings_of(variant)
-            if not column:
-                lists[variant] = ((), (), 0)
-                continue
-            docs, tfs = column[0::2], column[1::2]
-            less = mute.get(variant)
-            if less:
-                kept = [(d, tf - less.get(d, 0)) for d, tf in zip(docs, tfs)]
-                docs = array("I", [d for d, tf in kept if tf > 0])
-                tfs = array("I", [tf for _, tf in kept if tf > 0])
-            df = len(docs) - (len(dead.intersection(docs)) if dead else 0)
-            lists[variant] = (docs, tfs, df)
+    lists = per_term.postings(idx, [v for _, variants in every for v, _ in variants])
     return Plan(every, companions, lists)
 
 

@@ -195,7 +195,7 @@ def rank_decisions(
     up only for the decisions that could still make the cut.
     """
     from lore.dynamics import activation as model
-    from lore.index.history import usage
+    from lore.index.history import most_used, usage
 
     if not docs:
         return []
@@ -223,7 +223,7 @@ def rank_decisions(
             for b, t, d in zip(base, aged, docs, strict=True)
         ]
     used = usage(view.store.root)
-    top_use = max((u.total for u in used.values()), default=0)
+    top_use = most_used(view.store.root)
     # What the parts that need an id can still add: use here (a last use can also make an
     # old decision fresh again) and, when the column is out of date, citations.
     bound = 0.0
