@@ -780,6 +780,18 @@ def server_pid(env: dict[str, str]) -> int | None:
     return None
 
 
+def stop_servers(tmp: Path) -> None:
+    """Stop the command servers the runs started under ``tmp`` (one per cache folder; an
+    empty root's runs each have their own): they would idle for 15 minutes otherwise."""
+    import signal
+
+    for lock in tmp.glob("**/cmdserver/*.lock"):
+        pid = server_pid({"LORE_CACHE_DIR": str(lock.parent.parent)})
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+
+
 def _join(*parts: str) -> str:
     return "; ".join(p for p in parts if p)
 
@@ -1063,6 +1075,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         for store in stores:
             store.stop_watcher()
+        stop_servers(tmp)
         if args.keep:
             print(f"bench: kept {tmp}", file=sys.stderr)
         else:
