@@ -176,11 +176,19 @@ NOTES = [
     "faults of a forked Python process (about 10 ms of system time per worker that reads "
     "the index).",
     "",
-    "The cold timeline's worst level on `gen_corpus` is its busiest day: the corpus has no "
-    "timestamps, so `lore import` dates every record the day it ran, and that day holds "
-    "all 92,280 records: it lists its first 200 (`-n`), but its counts and digest still "
-    "go through every one. A day of real use holds tens to hundreds of records (the "
-    "`gen_store` day row).",
+    "`lore resume` on `gen_corpus` after the recall rows: the corpus's 17,482 decisions "
+    "were all imported within a second, so their importance differs by less than the "
+    "rounding margin of the index's 32-bit column, and once the recalls before it have "
+    "recorded use, ranking the ten shown exactly walks about 1,300 of them (four rounds "
+    "of `heapq.nlargest` over all 17,482) instead of the first twenty; on `gen_store`, "
+    "whose decisions have times of their own, the same read stops at once.",
+    "",
+    "The cold timeline on `gen_corpus`: the corpus has no timestamps, so `lore import` "
+    "dates every record the day it ran, and every level's period (that year, month, week "
+    "and day) holds all 92,280 records: the counts and digests go through every one. A "
+    "day of real use holds tens to hundreds of records (the `gen_store` day row); "
+    "`gen_store`'s worst level is all years, whose digest counts the tags and entities of "
+    "every record.",
 ]
 
 
