@@ -8,7 +8,7 @@ the client's connection. The server waits on each worker through a pidfd: a work
 by a signal is reported as such, and a client that goes away (killed) takes its worker
 with it, as a ``lore`` process of its own would have gone. The data files are read fresh
 by every worker, through the same freshness checks as any command; what the server keeps
-is code, never records.
+is code and index files as a head start, never records.
 
 Workers tell the server which modules they had to import on top of what it holds, and
 which index files they read; the server imports those modules between requests and holds
