@@ -331,9 +331,12 @@ class Server:
             from lore.index.held import hold
             from lore.index.persist import Index
 
+            gc.disable()
             for path, root in (i for i in indexes if len(i) == 2):
                 with contextlib.suppress(Exception):
                     hold(path, root, Index.loads)  # the next workers take it made growable
+            gc.freeze()  # out of the collector's sight: a worker's collections never touch it
+            gc.enable()
             names = [n for n in names if not n.startswith("index:")]
         fresh = [n for n in names if n not in sys.modules and n.partition(".")[0] != "__main__"]
         if not fresh:

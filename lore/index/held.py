@@ -60,6 +60,7 @@ def hold(path: str, root: str, loads: Callable[[Any, str], Any]) -> bool:
     for packed in (index._ids, index._titles):
         packed.text = bytearray(packed.text)
         packed.at = _growable(packed.at)
+    index._titles.strings()  # split once here, not in every near-duplicate check
     HELD[path] = (key, index)
     HOLDER[:] = [os.getpid()]
     return True
