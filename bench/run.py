@@ -252,7 +252,10 @@ class Bench:
     def recall_argv(self) -> tuple[list[str], str]:
         """The real ``lore recall`` if registered; else a provisional in-process registration."""
         probe = subprocess.run(
-            [str(LORE), "recall", "--help"], capture_output=True, stdin=subprocess.DEVNULL
+            [str(LORE), "recall", "--help"],
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            env={**os.environ, "LORE_COMMAND_SERVER": "0"},  # no server in the real cache
         )
         if probe.returncode == 0:
             return [str(LORE), "recall"], ""
