@@ -331,3 +331,28 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             terminalreporter.write_line(leak)
     elif "sandbox" in GUARD and GUARD["sandbox"].exists():
         terminalreporter.write_line(f"test sandbox kept for inspection: {GUARD['sandbox']}")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Stop the background processes the run's commands started under its sandbox (a
+    command server, a watcher daemon: tests that build an environment of their own may
+    leave them on), so that no test outlives the run."""
+    import contextlib
+    import signal
+
+    sandbox = GUARD.get("sandbox")
+    if sandbox is None or hasattr(config, "workerinput"):
+        return  # (a worker's sandbox is inside the controller's: it sweeps once for all)
+    marker = str(sandbox).encode()
+    for pid in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                cmdline = handle.read()
+        except OSError:
+            continue
+        daemon = b"lore.cmdserver.server" in cmdline or b"lore.index.watchd" in cmdline
+        if daemon and marker in cmdline:
+            with contextlib.suppress(OSError):
+                os.kill(int(pid), signal.SIGTERM)
