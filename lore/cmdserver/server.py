@@ -88,6 +88,12 @@ def main(argv: list[str] | None = None) -> int:
     mine = _identity(path)  # the socket file as bound: another server's replaces it
     try:
         Server(where, key, listener, lock, preloaded, mine).serve()
+    except Exception:  # a bug: say so where the next look at the folder finds it
+        import traceback
+
+        with contextlib.suppress(OSError):
+            (where / f"{key}.log").write_text(traceback.format_exc(), encoding="utf-8")
+        raise
     finally:
         _unlink_if_ours(path, mine)
         listener.close()
