@@ -42,7 +42,7 @@ DOC = REPO / "docs" / "benchmarks.md"
 sys.path.insert(0, str(REPO / "bench"))
 import summary  # noqa: E402
 from report import write_section  # noqa: E402
-from stores import Store, cpu_of, make_gen_corpus, make_gen_store  # noqa: E402
+from stores import Store, cpu_of, locked_pid, make_gen_corpus, make_gen_store  # noqa: E402
 
 HEAVY = ("networkx", "rapidfuzz", "rich", "ruamel")
 QUESTION = "why did we choose Redis for the session store cache?"
@@ -767,20 +767,8 @@ def worker_cpu(log: Path, size: int) -> float:
 
 def server_pid(env: dict[str, str]) -> int | None:
     """The pid of a command server serving with ``env``'s cache folder (its lock names it)."""
-    import fcntl
-
     cache = env.get("LORE_CACHE_DIR")
-    for lock in Path(cache).glob("cmdserver/*.lock") if cache else ():
-        fd = os.open(lock, os.O_RDONLY)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            continue  # nobody holds it
-        except BlockingIOError:
-            text = lock.read_text().strip()
-            return int(text) if text.isdigit() else None
-        finally:
-            os.close(fd)
-    return None
+    return locked_pid(Path(cache).glob("cmdserver/*.lock")) if cache else None
 
 
 def stop_servers(tmp: Path) -> None:

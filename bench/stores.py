@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,25 +49,31 @@ class Store:
 
     def watcher_pid(self) -> int | None:
         """The pid of the root's watcher daemon, if one runs (its lock file names it)."""
-        import fcntl
-
-        for lock in self.cache.glob("*/watch.lock"):
-            fd = os.open(lock, os.O_RDONLY)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                continue  # nobody holds it
-            except BlockingIOError:
-                text = lock.read_text().strip()
-                return int(text) if text.isdigit() else None
-            finally:
-                os.close(fd)
-        return None
+        return locked_pid(self.cache.glob("*/watch.lock"))
 
     def stop_watcher(self) -> None:
         pid = self.watcher_pid()
         if pid is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
+
+
+def locked_pid(locks: Iterable[Path]) -> int | None:
+    """The pid written in the first of ``locks`` a running daemon holds (the watcher daemon
+    and the command server each hold theirs for their whole life and write their pid in it)."""
+    import fcntl
+
+    for lock in locks:
+        fd = os.open(lock, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            continue  # nobody holds it
+        except BlockingIOError:
+            text = lock.read_text().strip()
+            return int(text) if text.isdigit() else None
+        finally:
+            os.close(fd)
+    return None
 
 
 def cpu_of(pid: int | None) -> float:

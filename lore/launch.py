@@ -24,15 +24,14 @@ the command goes through click.
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False  # (True for type checkers; importing typing costs the console script 5 ms)
 
 if TYPE_CHECKING:
     from typing import Any
 
-GEN0_THRESHOLD = 50_000  # allocations between young collections (CPython's default: 700)
 QUIET_EVENTS = ("pre-compact", "stop", "session-end")  # hooks that answer nothing
 
 
@@ -78,18 +77,15 @@ def main() -> None:
 
 
 def _import(cli: bool) -> None:
-    """Import the CLI (or what every hook needs) with the collector off, then freeze it."""
-    gc.disable()
-    try:
+    """Import the CLI (or what every hook needs) out of the collector's way."""
+    from lore.process import LongLived
+
+    with LongLived():
         if cli:
             import lore.cli
         else:  # what every hook needs, imported as the CLI is
             import lore.sessions.hook_run
             import lore.store.core  # noqa: F401
-    finally:
-        gc.freeze()
-        gc.set_threshold(GEN0_THRESHOLD, 50, 100)
-        gc.enable()
 
 
 class _HookApp:

@@ -385,14 +385,15 @@ def test_the_server_knows_its_own_socket_file(tmp_path: Path) -> None:
     """The server's periodic look (is the socket file still mine?) compares the file's
     identity as bound, not the socket's descriptor (whose inode is the socket's own): it
     must say yes while the file is there, and no once another server bound its own."""
-    from lore.cmdserver.server import Server, _identity, _listen
+    from lore.cmdserver.server import Server
+    from lore.storage.localsock import identity, listen
 
-    listener = _listen(tmp_path, "k")
+    listener = listen(str(tmp_path), "k.sock", 0o177)
     server = object.__new__(Server)
-    server.where, server.key, server.mine = tmp_path, "k", _identity(tmp_path / "k.sock")
+    server.where, server.key, server.mine = tmp_path, "k", identity(str(tmp_path / "k.sock"))
     try:
         assert server._socket_is_ours()
-        other = _listen(tmp_path, "k")  # unlinks the file and binds a new one
+        other = listen(str(tmp_path), "k.sock", 0o177)  # unlinks the file and binds a new one
         assert not server._socket_is_ours()
         other.close()
     finally:

@@ -69,6 +69,20 @@ def test_every_reader_sees_each_change_without_a_watcher(
     rounds(scene, cli)
 
 
+def installed(env: dict[str, str]) -> Callable[..., Any]:
+    """The installed ``lore`` with ``env``: each call's ``--json`` answer (exit 0 asserted)."""
+
+    def cli(*args: str) -> Any:
+        done = subprocess.run(
+            [LORE, *args, "--json"], capture_output=True, env=env, stdin=subprocess.DEVNULL,
+            timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr.decode()
+        return orjson.loads(done.stdout)
+
+    return cli
+
+
 @pytest.fixture
 def daemons(tmp_path: Path) -> Iterator[Path]:
     """The cache folder the CLI uses; the daemons started in it are stopped at the end."""
@@ -92,16 +106,7 @@ def test_every_reader_sees_each_change_through_the_watcher_daemon(
 ) -> None:
     env = {**os.environ, "LORE_WATCH": "1", "LORE_CACHE_DIR": str(daemons)}
 
-    def cli(*args: str) -> Any:
-        done = subprocess.run(
-            [LORE, *args, "--json"],
-            capture_output=True,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            timeout=120,
-        )
-        assert done.returncode == 0, done.stderr.decode()
-        return orjson.loads(done.stdout)
+    cli = installed(env)
 
     scene = Scene(data_dir, cli)
     scene.setup()
@@ -131,13 +136,7 @@ def test_every_reader_sees_each_change_through_the_command_server(
         "LORE_CACHE_DIR": str(daemons),
     }
 
-    def cli(*args: str) -> Any:
-        done = subprocess.run(
-            [LORE, *args, "--json"], capture_output=True, env=env, stdin=subprocess.DEVNULL,
-            timeout=120,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr.decode()
-        return orjson.loads(done.stdout)
+    cli = installed(env)
 
     scene = Scene(data_dir, cli)
     scene.setup()
@@ -162,13 +161,7 @@ def test_deletion_creation_and_rename_are_seen_through_the_watcher_daemon(
     daemon (not by checking every file)."""
     env = {**os.environ, "LORE_WATCH": "1", "LORE_CACHE_DIR": str(daemons)}
 
-    def cli(*args: str) -> Any:
-        done = subprocess.run(
-            [LORE, *args, "--json"], capture_output=True, env=env, stdin=subprocess.DEVNULL,
-            timeout=120,
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr.decode()
-        return orjson.loads(done.stdout)
+    cli = installed(env)
 
     scene = Scene(data_dir, cli)
     scene.setup()

@@ -17,7 +17,7 @@ def probe(module: str) -> str:
 
 
 def test_the_console_script_freezes_start_up_objects_and_keeps_collecting() -> None:
-    from lore.launch import GEN0_THRESHOLD
+    from lore.process import GEN0_THRESHOLD
 
     # what main() does before it runs a command itself (without the command server)
     assert probe("lore.launch; lore.launch._import(True)") == f"True {GEN0_THRESHOLD} True"

@@ -74,14 +74,7 @@ def _from_index(store: Store, entities: list[str]) -> list[Record] | None:
     live = set(index.docs("decision"))
     counts: Counter[int] = Counter()
     for terms in per_entity:
-        docs: set[int] | None = None
-        for term in terms:
-            postings = index.postings_of(term)
-            holding = set(postings[0::2]) if postings is not None else set()
-            docs = holding if docs is None else docs & holding
-            if not docs:
-                break
-        counts.update((docs or set()) & live)
+        counts.update(index.holding(terms) & live)
     chosen = sorted(d for d, n in counts.items() if n >= CONTRADICTION_MIN_SHARED)
     return [index.fetch(store, d) for d in chosen]
 

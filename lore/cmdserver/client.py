@@ -1,6 +1,7 @@
 """The console script's side of the command server: hand one command to the server, with
 this process's standard streams, working folder, environment and umask, and end as the
-command ended. It imports nothing but the interpreter's built-in modules, so a command
+command ended. It imports nothing but the interpreter's built-in modules (and lore's two small
+modules that need only those: lore.process, lore.storage.localsock), so a command
 the server runs costs this process little more than starting Python.
 
 ``run`` answers None when nothing ran (no server, a server of other code, a refusal):
@@ -23,7 +24,6 @@ COMMANDS = frozenset(
     }
 )  # fmt: skip
 OFF_SECONDS = 3600.0  # after a server could not run here, clients do not start another
-_MAX_ADDRESS = 100  # a Unix socket's path is limited to about 107 bytes
 _INT = 4
 
 
@@ -101,15 +101,14 @@ def run(argv: list[str]) -> int | None:
 
 
 def _connect(sock: object, where: str, name: str) -> None:
-    path = os.path.join(where, name + ".sock")
-    if len(path.encode()) <= _MAX_ADDRESS:
-        sock.connect(path)  # type: ignore[attr-defined]
-        return
-    fd = os.open(where, os.O_RDONLY | os.O_DIRECTORY)  # reached through the open folder
+    from lore.storage.localsock import address
+
+    path, fd = address(where, name + ".sock")
     try:
-        sock.connect(f"/proc/self/fd/{fd}/{name}.sock")  # type: ignore[attr-defined]
+        sock.connect(path)  # type: ignore[attr-defined]
     finally:
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)
 
 
 def _hand_over(sock: object, argv: list[str]) -> int | None:
@@ -195,24 +194,11 @@ def start(where: str, name: str) -> bool:
             return False
     except OSError:
         pass
-    null = os.devnull
     # -c puts the working folder first on sys.path: the server must not import from it.
     code = "import sys; del sys.path[0]; from lore.cmdserver.server import main; main()"
-    try:
-        os.posix_spawn(
-            sys.executable,
-            [sys.executable, "-c", code, where, name],
-            os.environ,
-            file_actions=[
-                (os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
-                (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
-                (os.POSIX_SPAWN_OPEN, 2, null, os.O_WRONLY, 0),
-            ],
-            setsid=True,
-        )
-    except (OSError, AttributeError, NotImplementedError):
-        return False
-    return True
+    from lore.process import spawn_detached
+
+    return spawn_detached([sys.executable, "-c", code, where, name])
 
 
 def _now() -> float:

@@ -68,8 +68,8 @@ def preload() -> set[str]:
     return set(sys.modules)
 
 
-def code_folders() -> list[str]:
-    """lore's package folders and the import folders: where a change of code shows."""
+def _lore_folders() -> list[str]:
+    """lore's package folder and every folder of code below it."""
     import lore
 
     out = []
@@ -79,26 +79,24 @@ def code_folders() -> list[str]:
         out.append(folder)
         with contextlib.suppress(OSError), os.scandir(folder) as entries:
             stack += [e.path for e in entries if e.name != "__pycache__" and e.is_dir()]
-    return out + [f for f in sys.path if f and os.path.isdir(f)]
+    return out
+
+
+def code_folders() -> list[str]:
+    """lore's package folders and the import folders: where a change of code shows."""
+    return _lore_folders() + [f for f in sys.path if f and os.path.isdir(f)]
 
 
 def fingerprint() -> tuple[Any, ...]:
     """What lore's code and its dependencies look like on disk: every module file of lore
     (time, size, inode) and each import folder's own time (an install or removal there)."""
-    import lore
-
     seen: list[Any] = []
-    top = os.path.dirname(lore.__file__)
-    stack = [top]
-    while stack:
-        folder = stack.pop()
-        with os.scandir(folder) as entries:
+    for folder in _lore_folders():
+        with contextlib.suppress(OSError), os.scandir(folder) as entries:
             for entry in entries:
                 if entry.name.endswith(".py"):
                     st = entry.stat()
                     seen.append((entry.path, st.st_mtime_ns, st.st_size, st.st_ino))
-                elif entry.name != "__pycache__" and entry.is_dir():
-                    stack.append(entry.path)
     for folder in sys.path:
         with contextlib.suppress(OSError):
             seen.append((folder, os.stat(folder or ".").st_mtime_ns))

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import gc
 import os
 import select
 import signal
@@ -39,12 +38,14 @@ from typing import Any
 from lore.cmdserver.client import PROTOCOL, command_of
 from lore.cmdserver.code import code_folders, fingerprint, preload
 from lore.cmdserver.worker import run
+from lore.process import LongLived
+from lore.storage import localsock
+from lore.storage.localsock import identity
 
 IDLE_SECONDS = 900.0
 CHECK_SECONDS = 30.0  # how often an idle server looks for its socket
 REQUEST_SECONDS = 1.0  # a client that has not sent its request by then is dropped
 MAX_REQUEST = 1 << 20
-GEN0_THRESHOLD = 50_000  # as lore.launch sets it for a short-lived process
 _INT = 4
 
 
@@ -73,19 +74,16 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, AttributeError):
         _give_up(where, key)
         return 0
-    gc.disable()
-    preloaded = preload()
+    with LongLived():  # what every worker inherits, never scanned by its collections
+        preloaded = preload()
     try:
-        listener = _listen(where, key)
+        listener = localsock.listen(str(where), f"{key}.sock", 0o177)
     except OSError:
         _give_up(where, key)
         return 0
-    gc.freeze()
-    gc.set_threshold(GEN0_THRESHOLD, 50, 100)
-    gc.enable()
     signal.signal(signal.SIGTERM, lambda _signum, _frame: sys.exit(0))
     path = where / f"{key}.sock"
-    mine = _identity(path)  # the socket file as bound: another server's replaces it
+    mine = identity(str(path))  # the socket file as bound: another server's replaces it
     try:
         Server(where, key, listener, lock, preloaded, mine).serve()
     except Exception:  # a bug: say so where the next look at the folder finds it
@@ -100,49 +98,15 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _listen(where: Path, key: str) -> socket.socket:
-    path = where / f"{key}.sock"
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()  # a dead server's (this one holds the lock)
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    address = str(path)
-    if len(address.encode()) > 100:
-        fd = os.open(where, os.O_RDONLY | os.O_DIRECTORY)
-        address = f"/proc/self/fd/{fd}/{key}.sock"
-    else:
-        fd = -1
-    try:
-        old = os.umask(0o177)
-        try:
-            server.bind(address)
-        finally:
-            os.umask(old)
-        server.listen(64)
-    finally:
-        if fd >= 0:
-            os.close(fd)
-    return server
-
-
 def _give_up(where: Path, key: str) -> None:
     """Leave a marker so clients run commands themselves for a while (OFF_SECONDS)."""
     with contextlib.suppress(OSError):
         (where / f"{key}.off").write_text(f"no command server here (pid {os.getpid()})\n")
 
 
-def _identity(path: Path) -> tuple[int, int] | None:
-    """(device, inode) of the file at ``path``, None if there is none. (A socket's own
-    descriptor says nothing of it: ``fstat`` of a socket is the socket, not its file.)"""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino)
-
-
 def _unlink_if_ours(path: Path, mine: tuple[int, int] | None) -> None:
     """Remove the socket file if it is still this server's (a newer server may have its own)."""
-    if mine is not None and _identity(path) == mine:
+    if mine is not None and identity(str(path)) == mine:
         with contextlib.suppress(OSError):
             path.unlink()
 
@@ -204,7 +168,8 @@ class Server:
                     return
 
     def _socket_is_ours(self) -> bool:
-        return self.mine is not None and _identity(self.where / f"{self.key}.sock") == self.mine
+        here = identity(str(self.where / f"{self.key}.sock"))
+        return self.mine is not None and here == self.mine
 
     def _accept(self) -> None:
         try:
@@ -333,29 +298,24 @@ class Server:
         os.close(report)
         names = [n for n in b"".join(chunks).decode("utf-8", "replace").split("\n") if n]
         indexes = [n[len("index:") :].split("\t", 1) for n in names if n.startswith("index:")]
-        if indexes:
-            from lore.index.held import hold
-            from lore.index.persist import Index
-
-            gc.disable()
-            for path, root in (i for i in indexes if len(i) == 2):
-                with contextlib.suppress(Exception):
-                    hold(path, root, Index.loads)  # the next workers take it made growable
-            gc.freeze()  # out of the collector's sight: a worker's collections never touch it
-            gc.enable()
-            names = [n for n in names if not n.startswith("index:")]
-        fresh = [n for n in names if n not in sys.modules and n.partition(".")[0] != "__main__"]
-        if not fresh:
+        modules = [n for n in names if not n.startswith("index:")]
+        fresh = [n for n in modules if n not in sys.modules and n.partition(".")[0] != "__main__"]
+        if not indexes and not fresh:
             return
         from importlib import import_module
 
-        gc.disable()
-        for name in fresh:
-            with contextlib.suppress(BaseException):
-                import_module(name)
+        with LongLived():  # out of the collector's sight: a worker's collections never copy it
+            if indexes:
+                from lore.index.held import hold
+                from lore.index.persist import Index
+
+                for path, root in (i for i in indexes if len(i) == 2):
+                    with contextlib.suppress(Exception):
+                        hold(path, root, Index.loads)  # the next workers take it growable
+            for name in fresh:
+                with contextlib.suppress(BaseException):
+                    import_module(name)
         self.modules = set(sys.modules)
-        gc.freeze()
-        gc.enable()
 
     def _stop_listening(self) -> None:
         """Old code: take no more requests (clients start a new server), finish the rest."""

@@ -9,7 +9,7 @@ import contextlib
 import marshal
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import orjson
@@ -402,6 +402,17 @@ class Columns:
             else:  # (a compaction put every term in ``fresh``)
                 self._terms = sorted(extra.union(vocab.terms.strings()))
         return self._terms
+
+    def holding(self, terms: Iterable[str]) -> set[int]:
+        """The records (dead ones too) whose indexed text holds every one of ``terms``."""
+        docs: set[int] | None = None
+        for term in terms:
+            postings = self.postings_of(term)
+            found = set(postings[0::2]) if postings is not None else set()
+            docs = found if docs is None else docs & found
+            if not docs:
+                return set()
+        return docs or set()
 
     def postings_of(self, term: str) -> array | None:
         """``array('I')`` of alternating record number and weighted term count, by

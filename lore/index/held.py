@@ -11,6 +11,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from lore.index.packed import unpack
+
 HOLD_MAX = 256 << 20  # bytes of index files held at most, all together
 HELD: dict[str, tuple[tuple[int, int, int], Any]] = {}  # index file -> (its identity, index)
 HOLDER: list[int] = []  # the pid of the process that holds them
@@ -59,14 +61,8 @@ def hold(path: str, root: str, loads: Callable[[Any, str], Any]) -> bool:
     index._thaw()  # the columns, as growable arrays
     for packed in (index._ids, index._titles):
         packed.text = bytearray(packed.text)
-        packed.at = _growable(packed.at)
+        packed.at = unpack(packed.at)
     index._titles.strings()  # split once here, not in every near-duplicate check
     HELD[path] = (key, index)
     HOLDER[:] = [os.getpid()]
     return True
-
-
-def _growable(column: Any) -> Any:
-    from lore.index.packed import unpack
-
-    return unpack(column)

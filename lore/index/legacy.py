@@ -23,12 +23,5 @@ def candidates(store: Store, legacy_id: str) -> list[Any] | None:
     if not terms:
         return None
     index = open_index(store)
-    docs: set[int] | None = None
-    for term in terms:
-        postings = index.postings_of(term)
-        holding = set(postings[0::2]) if postings is not None else set()
-        docs = holding if docs is None else docs & holding
-        if not docs:
-            return []
     dead = index.dead
-    return [index.fetch(store, d) for d in sorted(docs or ()) if d not in dead]
+    return [index.fetch(store, d) for d in sorted(index.holding(terms)) if d not in dead]

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from lore.model import Dir, kinds
 from lore.paths import DataRoot
-from lore.process import one_shot
+from lore.process import one_shot, spawn_detached
+from lore.storage import localsock
 from lore.store.core import Store
 
 if TYPE_CHECKING:
@@ -23,7 +24,6 @@ LOCK = "watch.lock"
 OFF = "watch.off"  # the daemon could not watch this root: not started again for a while
 OFF_SECONDS = 3600.0
 TIMEOUT = 2.0  # seconds to wait for the daemon's answer before checking every file
-_MAX_ADDRESS = 100  # a Unix socket's path is limited to about 107 bytes
 
 
 def enabled() -> bool:
@@ -72,7 +72,7 @@ def ask(root: DataRoot, token: str | None, *, spawn: bool = True) -> tuple[str, 
     dir_fd = -1
     try:
         try:
-            address, dir_fd = _address(local)
+            address, dir_fd = localsock.address(str(local), SOCKET)
             sock.connect(address)
         except (FileNotFoundError, ConnectionRefusedError):  # no daemon (or no folder yet)
             if spawn:
@@ -107,16 +107,6 @@ def _parse(reply: Any) -> tuple[str, Changes | None]:
     return reply["token"], out
 
 
-def _address(local: Path) -> tuple[str, int]:
-    """The socket's address, and a descriptor to close afterwards: a path too long for a
-    Unix socket is reached through the open folder (``/proc/self/fd/N/watch.sock``)."""
-    path = str(local / SOCKET)
-    if len(path.encode()) <= _MAX_ADDRESS:
-        return path, -1
-    fd = os.open(local, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    return f"/proc/self/fd/{fd}/{SOCKET}", fd
-
-
 def start(root: DataRoot) -> bool:
     """Start the root's watcher daemon in the background (a new session, no terminal), if
     this is the ``lore`` console script on Linux, watching is on, and no daemon is starting
@@ -134,23 +124,8 @@ def start(root: DataRoot) -> bool:
         pass
     if _starting(local):
         return False
-    null = os.devnull
     code = "from lore.index.watchd import main; main()"
-    try:
-        os.posix_spawn(
-            sys.executable,
-            [sys.executable, "-I", "-c", code, str(root.path), str(local)],
-            os.environ,
-            file_actions=[
-                (os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0),
-                (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0),
-                (os.POSIX_SPAWN_OPEN, 2, null, os.O_WRONLY, 0),
-            ],
-            setsid=True,
-        )
-    except (OSError, AttributeError, NotImplementedError):
-        return False
-    return True
+    return spawn_detached([sys.executable, "-I", "-c", code, str(root.path), str(local)])
 
 
 def _starting(local: Path) -> bool:

@@ -21,6 +21,8 @@ from pathlib import Path
 import orjson
 
 from lore.index.watch import LOCK, OFF, SOCKET, folders
+from lore.storage import localsock
+from lore.storage.localsock import identity
 from lore.storage.watch import Watcher
 
 LOG = "watch.log"  # why the last daemon stopped, when it was a bug
@@ -53,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         _give_up(local, "inotify is not available")
         return 0
     try:
-        server = _listen(local)
+        server = localsock.listen(str(local), SOCKET, 0o077)
     except OSError as exc:
         _give_up(local, f"cannot listen on {local / SOCKET}: {exc}")
         return 0
@@ -61,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         os.ftruncate(lock, 0)
         os.write(lock, f"{os.getpid()}\n".encode())
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    mine = _identity(local / SOCKET)
+    mine = identity(str(local / SOCKET))
     try:
         serve(watcher, server, root, local / SOCKET, mine)
     except Exception:  # a bug: say so where the next look at the folder finds it
@@ -71,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
             (local / LOG).write_text(traceback.format_exc(), encoding="utf-8")
         raise
     finally:
-        if mine is not None and _identity(local / SOCKET) == mine:  # still ours
+        if mine is not None and identity(str(local / SOCKET)) == mine:  # still ours
             with contextlib.suppress(OSError):
                 os.unlink(local / SOCKET)
         server.close()
@@ -102,7 +104,7 @@ def serve(
         if not ready or time.monotonic() - last > CHECK_SECONDS:
             if time.monotonic() - last > IDLE_SECONDS:
                 return
-            if not root.is_dir() or _identity(path) != mine:
+            if not root.is_dir() or identity(str(path)) != mine:
                 return  # the root is gone, or another daemon took the socket over
         if not watcher.available:
             return
@@ -130,40 +132,6 @@ def _answer(watcher: Watcher, server: socket.socket) -> None:
             conn.sendall(orjson.dumps({"token": now, "changes": changes}))
         except OSError:
             pass
-
-
-def _listen(local: Path) -> socket.socket:
-    """A listening socket at LOCAL/watch.sock (a stale one from a dead daemon replaced)."""
-    path = local / SOCKET
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    address, fd = str(path), -1
-    if len(address.encode()) > 100:  # too long for a Unix socket: bind through the folder
-        fd = os.open(local, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-        address = f"/proc/self/fd/{fd}/{SOCKET}"
-    try:
-        old = os.umask(0o077)
-        try:
-            server.bind(address)
-        finally:
-            os.umask(old)
-        server.listen(64)
-    except OSError:
-        server.close()
-        raise
-    finally:
-        if fd >= 0:
-            os.close(fd)
-    return server
-
-
-def _identity(path: Path) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino)
 
 
 def _give_up(local: Path, reason: str) -> None:
