@@ -398,3 +398,36 @@ def test_the_server_knows_its_own_socket_file(tmp_path: Path) -> None:
         other.close()
     finally:
         listener.close()
+
+
+def test_a_malformed_request_is_dropped_and_the_server_goes_on(
+    served: Served, tmp_path: Path
+) -> None:
+    """Bytes that are not a request (another program, another protocol, a request too big)
+    get no answer but a closed connection; the server serves the next command, and nothing
+    was written."""
+    import socket
+
+    from lore.storage.localsock import address
+
+    served.start()
+    before = len(served.lines())
+    where = served.cache / "cmdserver"
+    [sock_file] = where.glob("*.sock")  # the one server of this test's cache
+    for junk in (b"GET / HTTP/1.0\r\n\r\n", (1 << 30).to_bytes(4, "little") + b"x", b"\x00"):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(10)
+            target, fd = address(str(where), sock_file.name)
+            try:
+                sock.connect(target)
+            finally:
+                if fd >= 0:
+                    os.close(fd)
+            sock.sendall(junk)
+            sock.shutdown(socket.SHUT_WR)
+            assert sock.recv(64) == b""  # dropped: no pid, no status
+    root = tmp_path / "r"
+    done = served.run("--data-dir", str(root), "list", "goals", "--json")
+    assert done.returncode == 0 and orjson.loads(done.stdout) == []
+    _wait_for(lambda: len(served.lines()) == before + 1)  # served by the same server
+    assert not root.exists() or not any(p.stat().st_size for p in root.rglob("*.jsonl"))
