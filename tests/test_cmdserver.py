@@ -431,3 +431,17 @@ def test_a_malformed_request_is_dropped_and_the_server_goes_on(
     assert done.returncode == 0 and orjson.loads(done.stdout) == []
     _wait_for(lambda: len(served.lines()) == before + 1)  # served by the same server
     assert not root.exists() or not any(p.stat().st_size for p in root.rglob("*.jsonl"))
+
+
+def test_unset_means_no_server(tmp_path: Path) -> None:
+    """Opt-in: with LORE_COMMAND_SERVER unset every command runs in the console script."""
+    server = Served(tmp_path)
+    env = {k: v for k, v in server.env.items() if k != "LORE_COMMAND_SERVER"}
+    for _ in range(3):
+        done = subprocess.run(
+            [LORE, "list", "goals"], env=env, capture_output=True, stdin=subprocess.DEVNULL
+        )
+        assert done.returncode == 0
+    time.sleep(0.3)
+    assert not list(server.cache.glob("cmdserver/*.sock"))
+    assert server.lines() == []
