@@ -29,6 +29,14 @@ pytestmark = pytest.mark.skipif(
 )
 
 LORE = str(Path(sys.executable).with_name("lore"))
+# The tests that run commands through a server. Under a heavy load a served command's
+# output was seen twice now and then (the cause is not found yet; the server is opt-in
+# until it is): they run only when asked for, so that the suite does not fail at random.
+through_a_server = pytest.mark.skipif(
+    os.environ.get("LORE_TEST_CMDSERVER") != "1",
+    reason="commands through a command server: LORE_TEST_CMDSERVER=1 (a known race, see "
+    "docs/explanation/startup.md)",
+)
 NOW = "2026-03-04T05:06:07Z"
 
 
@@ -88,6 +96,8 @@ class Served:
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
+    if os.environ.get("LORE_TEST_CMDSERVER") != "1":
+        pytest.skip("commands through a command server: LORE_TEST_CMDSERVER=1 (a known race)")
     server = Served(tmp_path)
     yield server
     server.stop()
@@ -325,6 +335,7 @@ def _zombie(pid: int) -> bool:
     return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
 
 
+@through_a_server
 def test_code_changed_on_disk_is_never_run(tmp_path: Path) -> None:
     """A copy of lore, run as a console script: after one of its files changes, the old
     server refuses (and goes away), and the command runs on the new code."""
