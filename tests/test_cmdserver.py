@@ -456,3 +456,69 @@ def test_unset_means_no_server(tmp_path: Path) -> None:
     time.sleep(0.3)
     assert not list(server.cache.glob("cmdserver/*.sock"))
     assert server.lines() == []
+
+
+class _Descheduled:
+    """The client's socket, with the client descheduled right after its request went
+    out: meanwhile ``peer`` (the server and a quick worker) answers and goes away."""
+
+    def __init__(self, sock: Any, peer: Any) -> None:
+        self.sock, self.peer = sock, peer
+
+    def sendmsg(self, *args: Any) -> int:
+        sent = self.sock.sendmsg(*args)
+        self.peer()
+        return int(sent)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.sock, name)
+
+
+def _hand_over_with(peer_answers: bytes) -> tuple[int | None, bytes]:
+    """``client._hand_over`` against a peer that reads the request, answers
+    ``peer_answers`` and closes, all before the client goes on: (what it returned, the
+    request the peer read)."""
+    import socket
+
+    from lore.cmdserver import client
+
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    got: list[bytes] = []
+
+    def peer() -> None:
+        data, fds, _flags, _addr = socket.recv_fds(theirs, 1 << 20, 4)
+        for fd in fds:
+            os.close(fd)
+        got.append(data)
+        theirs.sendall(peer_answers)
+        theirs.close()
+
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    handlers[signal.SIGQUIT] = signal.getsignal(signal.SIGQUIT)
+    try:
+        answer = client._hand_over(_Descheduled(ours, peer), ["list", "goals"])
+    finally:
+        ours.close()
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+    return answer, got[0]
+
+
+def _message(tag: bytes, value: int) -> bytes:
+    return tag + value.to_bytes(4, "little", signed=True)
+
+
+def test_a_command_over_before_the_client_goes_on_is_not_run_again() -> None:
+    """The race that made a served command's output come twice under a heavy load: the
+    worker ran and ended, the server closed, and only then did the client go on. The
+    client must take the exit status, never run the command itself (None)."""
+    answer, request = _hand_over_with(_message(b"P", 4242) + _message(b"X", 3))
+    assert answer == 3
+    assert request[4:] and int.from_bytes(request[:4], "little") == len(request) - 4
+
+
+def test_a_client_that_heard_nothing_runs_the_command_itself() -> None:
+    """No P (the worker says it before it runs anything): nothing ran, the console
+    script runs the command (None)."""
+    assert _hand_over_with(b"")[0] is None
+    assert _hand_over_with(_message(b"N", 0))[0] is None

@@ -114,7 +114,13 @@ def _connect(sock: object, where: str, name: str) -> None:
 
 def _hand_over(sock: object, argv: list[str]) -> int | None:
     """Send the request (standard streams and working folder as descriptors), then wait
-    for the worker's end, passing on the signals this process receives."""
+    for the worker's end, passing on the signals this process receives.
+
+    Once the whole request is sent, the command may run at any moment, and may even be
+    over (worker and server gone) before this process is scheduled again: from then on
+    nothing may answer None (the console script would run the command a second time).
+    A send of the empty rest, on a socket whose peer is gone, fails with EPIPE: that was
+    how, under a heavy load, a command's output came twice."""
     import _socket
     import marshal
 
@@ -132,8 +138,9 @@ def _hand_over(sock: object, argv: list[str]) -> int | None:
             sent = sock.sendmsg(  # type: ignore[attr-defined]
                 [data], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)]
             )
-            sock.sendall(data[sent:])  # type: ignore[attr-defined]
-        except OSError:  # a closed standard stream, a server gone meanwhile: run here
+            if sent < len(data):  # (never a send of nothing: see above)
+                sock.sendall(data[sent:])  # type: ignore[attr-defined]
+        except OSError:  # a closed standard stream, a server gone before the whole request
             return None
     finally:
         os.close(cwd)
@@ -181,7 +188,7 @@ def _wait(sock: object) -> int | None:
                 _signal.signal(value, _signal.SIG_DFL)
                 os.kill(os.getpid(), value)
                 return 128 + value
-    if not worker:
+    if not worker:  # (the worker says P before it runs anything)
         return None  # the server went away before it started the command
     os.write(2, b"lore: the command server's worker ended without an exit status\n")
     return 1

@@ -249,8 +249,6 @@ class Server:
             os.close(report_r)
             conn.close()
             return
-        with contextlib.suppress(OSError):
-            conn.sendall(b"P" + pid.to_bytes(_INT, "little", signed=True))
         self.workers[pidfd] = (pid, conn.fileno(), conn, report_r, command_of(request[1]) or "")
         self.clients[conn.fileno()] = conn
         self.poll.register(pidfd, select.POLLIN)

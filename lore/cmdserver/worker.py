@@ -31,6 +31,10 @@ def run(
         _close_all_but(keep)
         _, argv, environ, umask = request
         _take_over(fds, environ, umask)
+        # The client learns this pid (to pass signals on) from here, and only from here:
+        # a client that has not heard it knows that nothing ran and may run the command
+        # itself. A client gone already (the send fails) gets nothing run.
+        conn.sendall(b"P" + os.getpid().to_bytes(_INT, "little", signed=True))
         sys.argv = ["lore", *argv]
         code = _run_cli(argv)
     except BaseException:  # the worker must always report and end
