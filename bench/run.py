@@ -152,7 +152,6 @@ class Bench:
             LORE_CACHE_DIR=str(cache or data.parent / f"{data.name}.cache"),
             NO_COLOR="1",
             LORE_COMMAND_SERVER_LOG=str(data.parent / "cmdserver.log"),
-            LORE_COMMAND_SERVER="1",  # opt-in: the rows measure lore with it
         )
         return env
 
@@ -744,7 +743,7 @@ def served_log(argv: list[str], env: dict[str, str]) -> Path | None:
     """The command server's log when ``argv`` is a ``lore`` command it runs, else None."""
     from lore.cmdserver.client import command_of
 
-    if not argv or Path(argv[0]) != LORE or env.get("LORE_COMMAND_SERVER") != "1":
+    if not argv or Path(argv[0]) != LORE or env.get("LORE_COMMAND_SERVER", "1") == "0":
         return None
     log = env.get("LORE_COMMAND_SERVER_LOG")
     return Path(log) if log and command_of(argv[1:]) else None

@@ -44,7 +44,6 @@ class Store:
         env.update(LORE_DATA_DIR=str(self.root), LORE_CACHE_DIR=str(self.cache), NO_COLOR="1")
         # the command server's log (one line per command, with its worker's CPU: bench/run.py)
         env.update(LORE_COMMAND_SERVER_LOG=str(self.cache.parent / f"{self.name}.cmdserver.log"))
-        env.update(LORE_COMMAND_SERVER="1")  # opt-in: the rows measure lore with it
         env.update(extra)
         return env
 

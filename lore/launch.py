@@ -1,9 +1,9 @@
 """The ``lore`` console script: the CLI, started with the garbage collector tuned for a
 short-lived process, and the agent hooks' fast path.
 
-With ``LORE_COMMAND_SERVER=1`` the frequent commands (``lore.cmdserver.client.COMMANDS``)
-are first handed to the command server (``lore.cmdserver``), which has all of this
-imported already; the rest of this module is for when it is off, absent or refuses.
+The frequent commands (``lore.cmdserver.client.COMMANDS``) are first handed to the command
+server (``lore.cmdserver``), which has all of this imported already; the rest of this
+module is for when it is off, absent or refuses.
 
 Start-up creates tens of thousands of objects that live as long as the process (click,
 typing, the record kinds). Collecting while they are made frees nothing, and every later

@@ -29,14 +29,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 LORE = str(Path(sys.executable).with_name("lore"))
-# The tests that run commands through a server. Under a heavy load a served command's
-# output was seen twice now and then (the cause is not found yet; the server is opt-in
-# until it is): they run only when asked for, so that the suite does not fail at random.
-through_a_server = pytest.mark.skipif(
-    os.environ.get("LORE_TEST_CMDSERVER") != "1",
-    reason="commands through a command server: LORE_TEST_CMDSERVER=1 (a known race, see "
-    "docs/explanation/startup.md)",
-)
 NOW = "2026-03-04T05:06:07Z"
 
 
@@ -96,8 +88,6 @@ class Served:
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
-    if os.environ.get("LORE_TEST_CMDSERVER") != "1":
-        pytest.skip("commands through a command server: LORE_TEST_CMDSERVER=1 (a known race)")
     server = Served(tmp_path)
     yield server
     server.stop()
@@ -335,7 +325,6 @@ def _zombie(pid: int) -> bool:
     return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
 
 
-@through_a_server
 def test_code_changed_on_disk_is_never_run(tmp_path: Path) -> None:
     """A copy of lore, run as a console script: after one of its files changes, the old
     server refuses (and goes away), and the command runs on the new code."""
@@ -444,18 +433,15 @@ def test_a_malformed_request_is_dropped_and_the_server_goes_on(
     assert not root.exists() or not any(p.stat().st_size for p in root.rglob("*.jsonl"))
 
 
-def test_unset_means_no_server(tmp_path: Path) -> None:
-    """Opt-in: with LORE_COMMAND_SERVER unset every command runs in the console script."""
+def test_unset_means_a_server(tmp_path: Path) -> None:
+    """On by default: with LORE_COMMAND_SERVER unset a server starts and serves."""
     server = Served(tmp_path)
-    env = {k: v for k, v in server.env.items() if k != "LORE_COMMAND_SERVER"}
-    for _ in range(3):
-        done = subprocess.run(
-            [LORE, "list", "goals"], env=env, capture_output=True, stdin=subprocess.DEVNULL
-        )
-        assert done.returncode == 0
-    time.sleep(0.3)
-    assert not list(server.cache.glob("cmdserver/*.sock"))
-    assert server.lines() == []
+    server.env.pop("LORE_COMMAND_SERVER")
+    try:
+        server.start()  # (it raises when no server answers)
+        assert server.lines()[-1].split()[2:5] == ["list", "exit", "0"]
+    finally:
+        server.stop()
 
 
 class _Descheduled:

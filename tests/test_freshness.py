@@ -121,10 +121,6 @@ def test_every_reader_sees_each_change_through_the_watcher_daemon(
     assert cli("index", "status")["watched"] is True  # every read asked the daemon
 
 
-@pytest.mark.skipif(
-    os.environ.get("LORE_TEST_CMDSERVER") != "1",
-    reason="commands through a command server: LORE_TEST_CMDSERVER=1 (a known race)",
-)
 def test_every_reader_sees_each_change_through_the_command_server(
     data_dir: Path, now: None, daemons: Path, tmp_path: Path
 ) -> None:

@@ -28,13 +28,12 @@ _INT = 4
 
 
 def enabled() -> bool:
-    """When ``LORE_COMMAND_SERVER`` is 1, on, yes or true (opt-in: under a heavy load a
-    command was once seen to run twice, in the worker and in the console script, and the
-    cause is not found yet), on Linux with pidfds (the server waits on its workers through
-    them), for the console script run without interpreter options."""
+    """On Linux with pidfds (the server waits on its workers through them), for the
+    console script run without interpreter options, unless ``LORE_COMMAND_SERVER`` is 0,
+    off, no or false."""
     setting = os.environ.get("LORE_COMMAND_SERVER", "").strip().lower()
     return (
-        setting in ("1", "on", "yes", "true")
+        setting not in ("0", "off", "no", "false")
         and sys.platform.startswith("linux")
         and hasattr(os, "pidfd_open")
         # the console script as installed: no interpreter options (``python -X ... -m lore``)
