@@ -432,13 +432,21 @@ def _exhaustive_duplicate(store: Store, record: Any) -> Any:
     return existing[match[2]] if match else None
 
 
-@pytest.mark.parametrize("warm", [False, True], ids=["log", "index"])
+@pytest.mark.parametrize("mode", ["log", "index", "view"])
 def test_find_duplicate_pre_filter_changes_no_answer(
-    store: Store, warm: bool, monkeypatch: pytest.MonkeyPatch
+    store: Store, mode: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Only titles of a reachable length are scored: the answers stay the exhaustive ones,
     including the first of equally good matches and titles at the length bound. With a
-    warm index the titles come from it, and the answers are the same."""
+    warm index the titles come from it, and the answers are the same: in a process that
+    ends after one command (``index``: the titles as they are) and in a long-lived one
+    (``view``: their words sorted once, ``lore.index.dedup``, kept through adds and kills)."""
+    import lore.process
+
+    warm = mode != "log"
+    monkeypatch.setattr(lore.process, "one_shot", lambda: mode == "index")
+    if mode == "view":
+        store.kept = {}  # as lore mcp and lore ui keep their index between calls
     stored = [
         "Use ruff for linting",
         "Use ruff for lintingx",
@@ -450,6 +458,8 @@ def test_find_duplicate_pre_filter_changes_no_answer(
         "a" * 23,
         "a" * 27,
         "b" * 200,
+        "zebra crossing paint first",  # the same words as the next, earlier:
+        "paint first zebra crossing",  # an equal title still wins over it
     ]
     for text in stored:
         capture(store, text, kind="decision", force=True, allow_secret=True)
@@ -478,6 +488,7 @@ def test_find_duplicate_pre_filter_changes_no_answer(
         "b" * 234,
         "b" * 235,
         "something else entirely",
+        "Paint first: zebra crossing",
     ]
     for probe in probes:
         record = _build("decision", probe).record
@@ -492,6 +503,19 @@ def test_find_duplicate_pre_filter_changes_no_answer(
         monkeypatch.setattr(store, "matching", lambda *a: pytest.fail("read the log"))
         found = find_duplicate(store, _build("decision", "adopt UV for installs!").record)
         assert found is not None and found.decision == "Adopt uv for installs"
+        # ... and one retracted since is not (the view drops it: its record was killed)
+        monkeypatch.setattr(store, "matching", real_matching)
+        store.revise(found.id, {"status": "retracted"})
+        first = store.records("decision")[0]
+        store.revise(first.id, {"status": "retracted"})  # "Use ruff for linting"
+        for probe in ("adopt UV for installs!", "Use ruff for linting", "use ruff for lintin"):
+            record = _build("decision", probe).record
+            expected = _exhaustive_duplicate(store, record)
+            found = find_duplicate(store, record)
+            assert (found and found.id) == (expected and expected.id), probe
+        from lore.capture.checks import _WARM
+
+        assert bool(_WARM[2].dedup) == (mode == "view")  # the view was (not) used
 
 
 def test_length_bound_is_never_beaten() -> None:

@@ -185,6 +185,14 @@ def _duplicate_in_index(
 ) -> Record | None:
     """``find_duplicate`` on the index's titles, in the order the store lists records
     (a log's by creation line, documents by time), so the same record is reported."""
+    from lore.index import dedup
+    from lore.process import one_shot
+
+    # Sorting every title's words pays off in a process that keeps its index between
+    # calls (``lore mcp``, ``lore ui``); the command server's held indexes have it made.
+    view = dedup.view(index, kind, make=store.kept is not None and not one_shot())
+    if view is not None:  # its titles' words are sorted already
+        return _duplicate_in_view(store, index, kind, target, skip, view)
     titles, ts, off = index.titles, index.ts, index.off
     # Only titles that could match are put in the store's order (sorting 20,000 decisions
     # for every capture would cost more than the whole check).
@@ -199,6 +207,43 @@ def _duplicate_in_index(
         docs = [d for d in docs if index.id_of(d) not in skip]
     found = closest(target, [titles[d] for d in docs], reached=True)
     return None if found is None else index.fetch(store, docs[found])
+
+
+def _duplicate_in_view(
+    store: Store, index: Any, kind: str, target: str, skip: set[str], view: Any
+) -> Record | None:
+    """``_duplicate_in_index`` through ``lore.index.dedup``'s view: every title of the
+    kind scored at once (rapidfuzz's ``ratio`` of the sorted words is ``token_sort_ratio``;
+    its length bound skips what cannot reach the threshold), then, of those that do, the
+    first in the store's order of the equal ones, else of the best ones, as ``closest``
+    would have found them in that order."""
+    from rapidfuzz import fuzz, process
+
+    from lore.index.dedup import words_sorted
+
+    docs, sorts = view
+    matches = process.extract(
+        words_sorted(target),
+        sorts,
+        scorer=fuzz.ratio,
+        score_cutoff=SIMILARITY_THRESHOLD,
+        limit=None,
+    )
+    found = [(docs[at], score) for _, score, at in matches]
+    if skip:
+        found = [(d, score) for d, score in found if index.id_of(d) not in skip]
+    if not found:
+        return None
+    titles = index.titles
+    pool = [d for d, _ in found if titles[d] == target]
+    if not pool:
+        best = max(score for _, score in found)
+        pool = [d for d, score in found if score == best]
+    if kind == "decision":
+        first = min(pool, key=lambda d: (index.off[d], d))
+    else:
+        first = min(pool, key=lambda d: (index.ts[d], index.id_of(d), d))
+    return index.fetch(store, first)
 
 
 def _reach(a: int) -> tuple[int, int]:

@@ -173,6 +173,8 @@ class Columns:
         self._hidden_docs: set[int] | None = None  # hidden_docs() answer
         self._kind_bytes: bytes | None = None  # the kinds column as bytes, for docs()
         self.memo: dict[Any, Any] = {}  # recall's answers per term (lore.recall.terms)
+        # the near-duplicate check's kinds, their titles' words sorted (lore.index.dedup)
+        self.dedup: dict[str, tuple[list[int], list[str]]] = {}
         self.changed = False  # anything to save (records, or only what was checked)
         self.edits = 0  # records added or killed since loading: what the index holds moved
         self.resynced = False  # the last refresh made a full check for a new watcher

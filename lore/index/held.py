@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from lore.index import dedup
 from lore.index.packed import unpack
 
 HOLD_MAX = 256 << 20  # bytes of index files held at most, all together
@@ -63,6 +64,7 @@ def hold(path: str, root: str, loads: Callable[[Any, str], Any]) -> bool:
         packed.text = bytearray(packed.text)
         packed.at = unpack(packed.at)
     index._titles.strings()  # split once here, not in every near-duplicate check
+    dedup.build(index)  # and their words sorted (lore.index.dedup)
     HELD[path] = (key, index)
     HOLDER[:] = [os.getpid()]
     return True

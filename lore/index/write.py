@@ -10,7 +10,7 @@ from collections import defaultdict
 from typing import Any
 
 from lore import clock
-from lore.index import analyze, weight
+from lore.index import analyze, dedup, weight
 from lore.index.columns import _ARRAYS, DEDUPE_KINDS, SEARCH_KINDS, Columns, _unpack
 from lore.index.keep import listed_with, memo_with
 from lore.index.packed import Packed
@@ -136,10 +136,11 @@ class Writable(Columns):
             self.cites[doc] = cites
             self._recount(cites, 1)
         agg.add(self, doc, 1)
-        listed, memo = self._docs, self.memo
+        listed, memo, views = self._docs, self.memo, self.dedup
         self._forget()
         self._docs = listed_with(self, listed, doc)
         self.memo = memo_with(memo, counts, record.tags)
+        self.dedup = dedup.added(self, views, doc)
         self.changed = True
         self.edits += 1
         return doc
@@ -151,6 +152,7 @@ class Writable(Columns):
         self._hidden_docs = None
         self._kind_bytes = None
         self.memo = {}
+        self.dedup = {}
 
     def _kill(self, doc: int) -> None:
         if doc < 0 or doc in self.dead:
@@ -161,7 +163,9 @@ class Writable(Columns):
         cites = self.cites.get(doc) if self.cit_valid or self._cited is not None else None
         if cites:
             self._recount(cites, -1)
+        views = self.dedup
         self._forget()
+        self.dedup = dedup.killed(self, views, doc)
         if self._by_id is not None and self._by_id.get(self.id_of(doc)) == doc:
             del self._by_id[self.id_of(doc)]
         self.changed = True
