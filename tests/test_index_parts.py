@@ -261,3 +261,35 @@ def test_a_held_index_is_taken_only_by_a_child_and_only_while_its_file_is_unchan
     finally:
         held.HELD.clear()
         held.HOLDER.clear()
+
+
+def test_holding_is_the_intersection_of_every_terms_records(store: Store) -> None:
+    """``Columns.holding`` (the rarest term's records, searched for in the others') is the
+    plain intersection, through records added since the file and dead ones."""
+    rng = random.Random(7)
+    words = ["src", "cache", "py", "auth", "queue", "models", "lib"]
+
+    def some(n: int) -> None:
+        store.add(
+            [
+                build("observation", " ".join(rng.sample(words, rng.randint(1, 5))), {}).record
+                for _ in range(n)
+            ]
+        )
+
+    some(80)
+    open_index(store)
+    some(20)  # added since the file was written
+    idx = load(store.root)
+    assert idx is not None
+    idx.refresh(store)
+
+    def plain(terms: list[str]) -> set[int]:
+        found = [set((idx.postings_of(t) or array("I"))[0::2]) for t in terms]
+        return set.intersection(*found) if found else set()
+
+    for _ in range(60):
+        terms = rng.sample([*words, "absent"], rng.randint(1, 4))
+        assert idx.holding(terms) == plain(terms), terms
+    assert idx.holding([]) == set()
+    assert idx.holding(["py", "py"]) == plain(["py"])

@@ -212,16 +212,16 @@ def _duplicate_in_index(
 def _duplicate_in_view(
     store: Store, index: Any, kind: str, target: str, skip: set[str], view: Any
 ) -> Record | None:
-    """``_duplicate_in_index`` through ``lore.index.dedup``'s view: every title of the
-    kind scored at once (rapidfuzz's ``ratio`` of the sorted words is ``token_sort_ratio``;
-    its length bound skips what cannot reach the threshold), then, of those that do, the
-    first in the store's order of the equal ones, else of the best ones, as ``closest``
-    would have found them in that order."""
+    """``_duplicate_in_index`` through ``lore.index.dedup``'s view: the kind's titles
+    within reach of the target's length scored at once (rapidfuzz's ``ratio`` of the
+    sorted words is ``token_sort_ratio``), then, of those reaching the threshold, the first
+    in the store's order of the equal ones, else of the best ones, as ``closest`` would
+    have found them in that order."""
     from rapidfuzz import fuzz, process
 
     from lore.index.dedup import words_sorted
 
-    docs, sorts = view
+    docs, sorts = view.within(*_reach(len(target)))
     matches = process.extract(
         words_sorted(target),
         sorts,

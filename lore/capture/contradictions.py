@@ -64,6 +64,7 @@ def _from_index(store: Store, entities: list[str]) -> list[Record] | None:
     entity has no index terms, so the index cannot narrow the search)."""
     from lore.capture.checks import warm_index
     from lore.index import analyze
+    from lore.index.columns import SEARCH_KINDS
 
     per_entity = [analyze.query_terms(e) for e in entities]
     if any(not terms for terms in per_entity):
@@ -71,11 +72,19 @@ def _from_index(store: Store, entities: list[str]) -> list[Record] | None:
     index = warm_index(store, "decision")
     if index is None:
         return None
-    live = set(index.docs("decision"))
     counts: Counter[int] = Counter()
     for terms in per_entity:
-        counts.update(index.holding(terms) & live)
-    chosen = sorted(d for d, n in counts.items() if n >= CONTRADICTION_MIN_SHARED)
+        counts.update(index.holding(terms))
+    chosen = [d for d, n in counts.items() if n >= CONTRADICTION_MIN_SHARED]
+    # Of those, the live decisions shown (as ``docs("decision")``, without making a set
+    # of every decision).
+    code, dead, hidden, kinds = (
+        SEARCH_KINDS.index("decision"),
+        index.dead,
+        index.hidden,
+        index.kinds,
+    )
+    chosen = sorted(d for d in chosen if kinds[d] == code and not hidden[d] and d not in dead)
     return [index.fetch(store, d) for d in chosen]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import marshal
 from array import array
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -174,7 +175,7 @@ class Columns:
         self._kind_bytes: bytes | None = None  # the kinds column as bytes, for docs()
         self.memo: dict[Any, Any] = {}  # recall's answers per term (lore.recall.terms)
         # the near-duplicate check's kinds, their titles' words sorted (lore.index.dedup)
-        self.dedup: dict[str, tuple[list[int], list[str]]] = {}
+        self.dedup: dict[str, Any] = {}
         self.changed = False  # anything to save (records, or only what was checked)
         self.edits = 0  # records added or killed since loading: what the index holds moved
         self.resynced = False  # the last refresh made a full check for a new watcher
@@ -406,15 +407,26 @@ class Columns:
         return self._terms
 
     def holding(self, terms: Iterable[str]) -> set[int]:
-        """The records (dead ones too) whose indexed text holds every one of ``terms``."""
-        docs: set[int] | None = None
-        for term in terms:
+        """The records (dead ones too) whose indexed text holds every one of ``terms``.
+        The rarest term's records are the candidates; each other term's (record numbers
+        in order) is searched for them, never made into a set (a path's ``py`` is in
+        tens of thousands of records)."""
+        columns = []
+        for term in dict.fromkeys(terms):
             postings = self.postings_of(term)
-            found = set(postings[0::2]) if postings is not None else set()
-            docs = found if docs is None else docs & found
-            if not docs:
+            if postings is None:
                 return set()
-        return docs or set()
+            columns.append(postings[0::2])
+        if not columns:
+            return set()
+        columns.sort(key=len)
+        docs = set(columns[0])
+        for column in columns[1:]:
+            size = len(column)
+            docs = {d for d in docs if (at := bisect_left(column, d)) < size and column[at] == d}
+            if not docs:
+                break
+        return docs
 
     def postings_of(self, term: str) -> array | None:
         """``array('I')`` of alternating record number and weighted term count, by
@@ -496,7 +508,6 @@ class Columns:
                         if at not in dead:
                             hits[rid] = at  # the last live one wins, as in by_id()
             return hits
-        from bisect import bisect_left
 
         text = b"\n" + bytes(self._ids.text) + b"\n"  # id k sits after text[at[k]]
         starts, dead = self._ids.at, self.dead

@@ -65,6 +65,7 @@ def hold(path: str, root: str, loads: Callable[[Any, str], Any]) -> bool:
         packed.at = unpack(packed.at)
     index._titles.strings()  # split once here, not in every near-duplicate check
     dedup.build(index)  # and their words sorted (lore.index.dedup)
+    index.entities  # noqa: B018 - unmarshalled once here: a capture naming a file adds to it
     HELD[path] = (key, index)
     HOLDER[:] = [os.getpid()]
     return True
