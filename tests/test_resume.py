@@ -454,13 +454,15 @@ def test_recent_decisions_rank_by_importance_not_age(
     assert newest[0] in again and again.index(newest[0]) < again.index(newest[-1])
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize(("seed", "one_time"), [(1, False), (2, False), (3, False), (4, True)])
 def test_the_first_decisions_are_those_of_valuing_every_decision(
-    store: Store, monkeypatch: pytest.MonkeyPatch, seed: int
+    store: Store, monkeypatch: pytest.MonkeyPatch, seed: int, one_time: bool
 ) -> None:
     """rank_decisions looks up use and staleness only for the decisions that can still
     make the cut; the first n are those of working out every decision's value (the
-    activation model's: use here, old or recent, citations, pins; stale advice lower)."""
+    activation model's: use here, old or recent, citations, pins; stale advice lower).
+    ``one_time``: every decision made in the same second, as an import makes them (keys
+    within rounding of each other: the long walk)."""
     import random
 
     from lore.capture.anchors import blob_id
@@ -481,7 +483,7 @@ def test_the_first_decisions_are_those_of_valuing_every_decision(
         }
         if made and rng.random() < 0.3:
             fields["related_decisions"] = [rng.choice(made[:5] + made)]
-        month, day = 1 + n % 12, 1 + n % 28
+        month, day = (6, 1) if one_time else (1 + n % 12, 1 + n % 28)
         record = decision(n, project=None, timestamp=f"2025-{month:02d}-{day:02d}T00:00:00Z")
         for name, value in fields.items():
             setattr(record, name, value)

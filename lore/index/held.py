@@ -18,6 +18,7 @@ HOLD_MAX = 256 << 20  # bytes of index files held at most, all together
 HELD: dict[str, tuple[tuple[int, int, int], Any]] = {}  # index file -> (its identity, index)
 HOLDER: list[int] = []  # the pid of the process that holds them
 LOADED: list[tuple[str, str]] = []  # (index file, data root) this process loaded
+TAKEN: list[Any] = []  # the held indexes this forked child took
 
 
 def identity(st: os.stat_result) -> tuple[int, int, int]:
@@ -37,6 +38,10 @@ def take(path: str) -> Any:
     if identity(st) != held[0]:
         return None
     del HELD[path]  # taken: what this process does to it is its own
+    # ... and it is never freed here: freeing it would write to every one of its pages
+    # (thousands of copy-on-write faults as the command ends); the worker ends with
+    # os._exit, which frees nothing.
+    TAKEN.append(held[1])
     return held[1]
 
 

@@ -265,21 +265,39 @@ def rank_decisions(
     # Walk down from the best by ``key``: a decision below the walked ones has at most its
     # key plus ``reach``, so once that is under the n-th value found, the walk can stop.
     final: dict[int, float] = {}  # position in docs -> its value (exact, staleness applied)
-    walked = 0
-    want = 2 * n
-    while True:
-        top = heapq.nlargest(want, zip(key, times, range(len(docs))))
-        for b, _, j in top[walked:]:
-            d = docs[j]
-            value = exact(d) if bound else b
-            if anchored and idx.anchored(d) and stale is not None and stale.check(d):
-                value *= model.STALE_FACTOR  # stale advice ranks lower
-            final[j] = value
-        walked = len(top)
-        best = heapq.nlargest(n, final.values())
-        if walked == len(docs) or (len(best) == n and top[-1][0] + reach < best[-1]):
-            break
-        want *= 4
+
+    def settle(j: int) -> float:
+        d = docs[j]
+        value = exact(d) if bound else key[j]
+        if anchored and idx.anchored(d) and stale is not None and stale.check(d):
+            value *= model.STALE_FACTOR  # stale advice ranks lower
+        final[j] = value
+        return value
+
+    top = heapq.nlargest(2 * n, zip(key, times, range(len(docs))))
+    for _, _, j in top:
+        settle(j)
+    best = heapq.nlargest(n, final.values())
+    if len(top) < len(docs) and not (len(best) == n and top[-1][0] + reach < best[-1]):
+        # Keys within ``reach`` of each other (decisions made within the same second, as
+        # an import makes them): the n-th value found so far only rises, so a decision
+        # whose key plus ``reach`` is under it now never makes the cut. One pass keeps
+        # the others; they are walked down from the best, each ending the walk as above.
+        floor = best[-1] - reach if len(best) == n else -math.inf
+        rest = sorted(
+            (j for j in range(len(docs)) if key[j] >= floor and j not in final),
+            key=key.__getitem__,
+            reverse=True,
+        )
+        heapq.heapify(best)  # the n best values found: the n-th is best[0]
+        for j in rest:
+            if len(best) == n and key[j] + reach < best[0]:
+                break
+            value = settle(j)
+            if len(best) < n:
+                heapq.heappush(best, value)
+            elif value > best[0]:
+                heapq.heapreplace(best, value)
     # Ties: the newer first, then the later record.
     chosen = heapq.nlargest(n, ((v, times[j], docs[j]) for j, v in final.items()))
     return [d for _, _, d in chosen]
