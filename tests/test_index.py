@@ -487,6 +487,14 @@ def test_fast_yaml_reads_what_ruamel_reads(data: dict[str, Any]) -> None:
         "n: 1_000\n",
         "flag: yes\n",
         "flag: True\n",
+        "flag: y\n",
+        "flag: No\n",
+        "flag: oN\n",
+        "flag: OFF\n",
+        "flag: n\nother: yes\n",
+        "flag: yes\n  continued\n",
+        "flag: yes # no\n",
+        "flag: Y:\n",
         "items:\n- a\n",
         "nested:\n  key: v\n",
         "text: |\n  block\n",
@@ -506,6 +514,17 @@ def test_fast_yaml_declines_or_agrees_on_hand_written_yaml(text: str) -> None:
     except _Unsure:
         return
     assert fast == yamlio.to_plain(yamlio.loads(text, "x.yaml"))
+
+
+def test_fast_yaml_reads_yaml_1_1_booleans_as_the_strings_ruamel_reads() -> None:
+    """yes, no, on, off, y, n (any case) are strings in YAML 1.2: ruamel writes them
+    plain and reads them back as strings, and so does the fast reader (not declining)."""
+    for word in ("y", "n", "yes", "No", "ON", "oFf"):
+        text = f"solution: {word}\nname: x\n"
+        assert _flat_yaml(text) == {"solution": word, "name": "x"}
+        assert _flat_yaml(text) == yamlio.to_plain(yamlio.loads(text, "x.yaml"))
+    text = yamlio.dumps({"solution": "y", "flag": "off"}).decode("utf-8")
+    assert _flat_yaml(text) == {"solution": "y", "flag": "off"}
 
 
 def test_fast_yaml_reads_lore_documents(store: Store) -> None:

@@ -21,6 +21,9 @@ _FLOAT = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]+")
 _SPECIAL_START = tuple("[]{}#&*!|>%@`,?:-+.0123456789~")
 _ODD_CHARS = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
 _AMBIGUOUS = frozenset({"true", "false", "null", "yes", "no", "on", "off", "y", "n", "~", ""})
+# YAML 1.1's booleans, plain strings in YAML 1.2 as ruamel reads them (any case): ruamel
+# writes ``solution: y`` so, and reads it back as "y".
+_STRINGS_IN_1_2 = frozenset({"yes", "no", "on", "off", "y", "n"})
 
 
 class Unsure(Exception):
@@ -111,6 +114,8 @@ def _scalar(value: str, continued: list[str]) -> Any:
             return int(value)
         if _FLOAT.fullmatch(value):
             return float(value)
+        if value.lower() in _STRINGS_IN_1_2:
+            return value
     if (
         value.startswith(_SPECIAL_START)
         or value.lower() in _AMBIGUOUS
