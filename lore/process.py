@@ -24,6 +24,12 @@ def mark_one_shot() -> None:
         _ONE_SHOT.append(True)
 
 
+def mark_long_lived() -> None:
+    """Called by the servers the console script runs (``lore mcp``, ``lore ui``): this
+    process answers many calls, so work that pays off later in it is worth doing."""
+    _ONE_SHOT.clear()
+
+
 def one_shot() -> bool:
     """True in a process that ends after this one command."""
     return bool(_ONE_SHOT)

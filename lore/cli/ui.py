@@ -61,6 +61,9 @@ def ui_cmd(app: App, port: int, open_browser: bool, read_only: bool) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
+    from lore.process import mark_long_lived
+
+    mark_long_lived()
     echo(server.url)
     mode = " (read-only)" if read_only else ""
     note(f"serving {app.store.path}{mode} at {server.url}; Ctrl-C stops it")

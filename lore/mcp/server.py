@@ -104,7 +104,9 @@ def serve(data_dir: str | None = None) -> None:
     import anyio
 
     from lore.mcp.stdio import run
+    from lore.process import mark_long_lived
 
+    mark_long_lived()
     server = build(data_dir)
     try:
         anyio.run(run, server)
