@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 COMPONENTS = (
     "journal",
@@ -120,6 +120,18 @@ def local_dir(root: Path) -> Path:
     default ``~/.cache/lore``), one folder per root, so nothing lore derives or
     remembers about this machine can ever show up in the data root's git status.
     """
+    environ = os.environ
+    # (asked for many times a call in a long-lived process: kept per root and setting,
+    # and per working folder, which a relative setting depends on)
+    try:
+        here: str | None = os.getcwd()
+    except OSError:  # a working folder that is gone: worked out (and refused) below
+        here = None
+    key = (root, environ.get("LORE_CACHE_DIR"), environ.get("XDG_CACHE_HOME"),
+           environ.get("HOME"), here)  # fmt: skip
+    found = _LOCAL.get(key)
+    if found is not None:
+        return found
     try:
         # The C module behind hashlib.sha1: hashlib itself loads OpenSSL, which costs
         # a capture (the open-session pointer lives here) several milliseconds.
@@ -127,9 +139,17 @@ def local_dir(root: Path) -> Path:
     except ImportError:  # an interpreter without it
         from hashlib import sha1
 
-    base = os.environ.get("LORE_CACHE_DIR")
+    base = environ.get("LORE_CACHE_DIR")
     if not base:
-        xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        xdg = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         base = str(Path(xdg) / "lore")
     digest = sha1(str(root).encode("utf-8")).hexdigest()[:12]
-    return Path(base).expanduser().absolute() / f"{root.name or 'root'}-{digest}"
+    found = Path(base).expanduser().absolute() / f"{root.name or 'root'}-{digest}"
+    if here is not None:
+        if len(_LOCAL) > 64:
+            _LOCAL.clear()
+        _LOCAL[key] = found
+    return found
+
+
+_LOCAL: dict[tuple[Any, ...], Path] = {}  # local_dir's answers
