@@ -9,7 +9,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from itertools import compress, repeat
-from operator import neg, sub
+from operator import itemgetter, neg, sub
 from typing import Any
 
 from lore.index.columns import SEARCH_KINDS
@@ -36,7 +36,7 @@ def summaries(store: Store, idx: Index, docs: list[int], cuts: list[int]) -> lis
     kinds, ts, imp, grp, flags = bytes(idx.kinds), idx.ts, idx.imp, idx.grp, idx.flags
     parts = len(cuts) - 1
     whole = parts if parts != 1 else None
-    codes = bytes(map(kinds.__getitem__, docs))  # each record's kind, in ``docs`` order
+    codes = bytes(_gather(kinds, docs))  # each record's kind, in ``docs`` order
     counts: list[list[int]] = []
     best: list[dict[int, list[int]]] = []
     types: list[tuple[Counter[int], dict[int, int]]] = []
@@ -47,7 +47,7 @@ def summaries(store: Store, idx: Index, docs: list[int], cuts: list[int]) -> lis
         pick = {k: list(compress(mine, held.translate(_ONLY[k]))) for k in _CHOSEN}
         # failures per error type, and the latest of each (the last in time order)
         fails = pick[_FAILURE]
-        errors = list(map(grp.__getitem__, fails))
+        errors = list(_gather(grp, fails))
         types.append((Counter(errors), dict(zip(errors, fails))))
         handoffs = list(compress(pick[_SESSION], map(flags.__getitem__, pick[_SESSION])))
         best.append(
@@ -97,6 +97,14 @@ def summaries(store: Store, idx: Index, docs: list[int], cuts: list[int]) -> lis
     return out
 
 
+def _gather(column: Any, docs: Any) -> tuple[Any, ...]:
+    """``column[d]`` for each of ``docs``, in C (``itemgetter``: about twice the speed of
+    ``map`` with the column's ``__getitem__``)."""
+    if len(docs) > 1:
+        return itemgetter(*docs)(column)
+    return tuple(map(column.__getitem__, docs))
+
+
 def _two(keys: Callable[[], Iterator[tuple[Any, ...]]]) -> list[tuple[Any, ...]]:
     """The TOP_RECORDS (two) largest of distinct keys, largest first: two passes of
     ``max``, at C speed (``keys`` makes the iterator afresh)."""
@@ -121,7 +129,7 @@ def _newest(ts: Any, docs: list[int]) -> list[int]:
 def _weightiest_timed(imp: Any, ts: Any, docs: list[int]) -> list[int]:
     """``_weightiest`` of ``docs`` in time order (equal times: by record): the records of
     the highest importance (then the next) kept in that order, their newest at the end."""
-    imps = list(map(imp.__getitem__, docs))
+    imps = list(_gather(imp, docs))
     out: list[int] = []
     below = float("inf")
     while len(out) < TOP_RECORDS:
@@ -213,14 +221,14 @@ def _top(
                     per_part[owner] += held
         else:
             for lo, hi in runs:  # only the stretches of the postings the records are in
-                stretch = map(code, column[bisect_left(column, lo) : bisect_right(column, hi)])
+                piece = column[bisect_left(column, lo) : bisect_right(column, hi)]
                 if as_bytes:
-                    held_by = bytes(stretch)
+                    held_by = bytes(_gather(part_of, piece))  # each record's part
                     for byte in set(held_by):
                         if byte != 255:
                             per_part[byte] += held_by.count(byte)
                 else:
-                    per_part.update(stretch)
+                    per_part.update(map(code, piece))
         per_part.pop(None, None)
         for part, count in per_part.items():
             if part is not None and count >= 2:
