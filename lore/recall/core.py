@@ -391,12 +391,19 @@ def _score(
         # What use can add: its share, and (a last use raising freshness) the rest of it.
         gain = w_act * model.W_USE * model.use_share(top_use, top_cited)
         fresher = w_act * w_fresh if used else 0.0
-        pool = [
-            d
-            for d in pool
-            if d in totals
-            or base(d) + gain + (fresher * (1.0 - recency(d)) if d not in pins else 0.0) >= bar
-        ]
+        # A record never used here gains from citations alone (and no fresher last use).
+        unused_gain = w_act * model.W_USE * model.use_share(0, top_cited)
+
+        def may_reach(d: int) -> bool:
+            if d in totals:
+                return True
+            own_part = base(d)
+            if own_part + gain + (fresher * (1.0 - recency(d)) if d not in pins else 0.0) < bar:
+                return False
+            # its id is looked up only when use is what could lift it to the bar
+            return own_part + unused_gain >= bar or idx.id_of(d) in used
+
+        pool = list(filter(may_reach, pool))
 
     scores = {d: total(d) for d in pool}
     if prune:  # the top ``limit``, and anything tied with the last of them
