@@ -651,3 +651,31 @@ def test_an_index_built_with_the_other_stemmer_is_rebuilt(
     assert load(store.root) is None  # its header names the other stemmer
     assert [h.record.id for h in recall(store, "retries", remember=False)] == [first]
     assert b" light\n" in index_path(store.root).read_bytes()[:64]
+
+
+def test_fetch_many_reads_what_fetch_reads(store: Store) -> None:
+    """``Columns.fetch_many`` (each log read through one open file) gives, in the order
+    asked, the records ``fetch`` gives one by one: logs and documents, revised records,
+    a record asked for twice, and one whose line moved under the index (read the sure way)."""
+    import random
+
+    ids = [add(store, "decision", f"Adopt tool number {i}") for i in range(6)]
+    ids += [add(store, "pattern", f"Pattern number {i}", solution="do it") for i in range(3)]
+    ids += [add(store, "failure", f"Error number {i}", error_type="Boom") for i in range(3)]
+    ids += [add(store, "observation", f"Noticed thing {i}") for i in range(3)]
+    store.revise(ids[1], {"outcome": "successful"})
+    store.revise(ids[7], {"solution": "do it twice"})
+    idx = open_index(store)
+    docs = list(idx.by_id().values())
+    asked = docs + docs[:3]
+    random.Random(3).shuffle(asked)
+    many = idx.fetch_many(store, asked)
+    assert [r.to_dict() for r in many] == [idx.fetch(store, d).to_dict() for d in asked]
+    assert {r.id for r in many} == set(ids)
+    revised = next(r for r in many if r.id == ids[1])
+    assert revised.outcome == "successful"
+    # a line that moved: the journal rewritten with a line before the others
+    journal = store.location("decision")
+    journal.write_bytes(b'{"_op": "noop"}\n' + journal.read_bytes())
+    first = idx.by_id()[ids[0]]
+    assert idx.fetch_many(store, [first])[0].to_dict() == store.get(ids[0]).to_dict()

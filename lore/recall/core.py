@@ -497,8 +497,7 @@ def hits(store: Store, idx: Index, ranked: list[Ranked], matched: set[str]) -> l
     repo = find_repo()
     prefix = str(repo.top).rstrip("/") + "/" if repo is not None else None
     out = []
-    for r in ranked:
-        record = idx.fetch(store, r.doc)
+    for r, record in zip(ranked, idx.fetch_many(store, [r.doc for r in ranked]), strict=True):
         kind = record.KIND
         values: list[str] = []
         title = getattr(record, kind.title, None)

@@ -55,6 +55,7 @@ class Store:
         self.kept: dict[str, Any] | None = None
         self._writing = False
         self._events_cache: dict[Path, tuple[Any, dict[str, list[dict[str, Any]]]]] = {}
+        self._locations: dict[tuple[Path, Any], Path] = {}
 
     # -- layout --------------------------------------------------------------------
 
@@ -67,12 +68,15 @@ class Store:
 
     def location(self, kind: str | type[Record]) -> Path:
         """The file (log, map) or directory (one file per record) holding ``kind``."""
+        found = self._locations.get((self.root.path, kind))
+        if found is not None:
+            return found
         cls = kind_class(kind) if isinstance(kind, str) else kind
         storage = cls.KIND.storage
         base = self.data_dir(cls.KIND.component)
-        if isinstance(storage, Dir):
-            return base / storage.dir
-        return base / storage.file
+        found = base / storage.dir if isinstance(storage, Dir) else base / storage.file
+        self._locations[(self.root.path, kind)] = found  # (asked for once per record read)
+        return found
 
     def init(self) -> list[Path]:
         """Create every component's ``data/`` directory; returns the ones created."""

@@ -21,7 +21,7 @@ from lore.recall.core import searchable_kinds
 from lore.store.core import Store
 from lore.timeexpr import Period
 from lore.timeline import cache
-from lore.timeline.digest import line, summaries
+from lore.timeline.digest import line_of, summaries
 
 LISTS = {None: "years", "year": "months", "month": "weeks", "week": "days", "day": "records"}
 DAY_LIMIT = 200  # records a day lists unless asked for more (0: all); its counts stay whole
@@ -85,7 +85,8 @@ def _build(
     if span is not None and span.level == "day":
         out.update(summaries(store, idx, docs, [0, len(docs)])[0])
         out["limit"] = limit
-        out["records"] = [line(store, idx, d) for d in (docs[:limit] if limit else docs)]
+        listed = docs[:limit] if limit else docs
+        out["records"] = [line_of(r) for r in idx.fetch_many(store, listed)]
         return out
     # The parts follow one another in time: each is a stretch of ``docs``.
     when = ts.__getitem__

@@ -76,22 +76,31 @@ def summaries(store: Store, idx: Index, docs: list[int], cuts: list[int]) -> lis
                     all_latest[g] = d
         types.append((all_types, all_latest))
     names = _names(idx, docs, cuts, whole)
-    out = []
+    chosen: list[list[tuple[int, str]]] = []  # per part: (record, why it is a highlight)
     for p in range(parts if whole is None else parts + 1):
-        by_kind = {SEARCH_KINDS[k]: n for k, n in enumerate(counts[p]) if n}
-        highlights = [line(store, idx, d, "decision") for d in best[p][_DECISION]]
         per_type, latest = types[p]
         recurring = heapq.nsmallest(
             TOP_RECORDS,
             [d for g, d in latest.items() if per_type[g] >= RECURRING],
             key=lambda d: (-per_type[grp[d]], -ts[d], d),
         )
-        for d in recurring:
-            shown = line(store, idx, d, "recurring failure")
-            shown["count"] = per_type[grp[d]]
+        chosen.append(
+            [(d, "decision") for d in best[p][_DECISION]]
+            + [(d, "recurring failure") for d in recurring]
+            + [(d, "new pattern") for d in best[p][_PATTERN]]
+            + [(d, "handoff") for d in best[p][_SESSION]]
+        )
+    every = list(dict.fromkeys(d for part in chosen for d, _ in part))
+    read = dict(zip(every, idx.fetch_many(store, every)))  # each log opened once
+    out = []
+    for p, part in enumerate(chosen):
+        by_kind = {SEARCH_KINDS[k]: n for k, n in enumerate(counts[p]) if n}
+        highlights = []
+        for d, why in part:
+            shown = line_of(read[d], why)
+            if why == "recurring failure":
+                shown["count"] = types[p][0][grp[d]]
             highlights.append(shown)
-        highlights += [line(store, idx, d, "new pattern") for d in best[p][_PATTERN]]
-        highlights += [line(store, idx, d, "handoff") for d in best[p][_SESSION]]
         digest = {table: names[table][p] for table in names} | {"highlights": highlights}
         out.append({"total": sum(by_kind.values()), "counts": by_kind, "digest": digest})
     return out
@@ -256,10 +265,9 @@ def _runs(docs: list[int], gap: int = 64) -> list[tuple[int, int]]:
     return out
 
 
-def line(store: Store, idx: Index, doc: int, why: str | None = None) -> dict[str, Any]:
+def line_of(record: Any, why: str | None = None) -> dict[str, Any]:
     """One record as a timeline names it: id, kind, time and title (a decision's outcome,
     a failure's error type); ``why`` says which highlight it is."""
-    record = idx.fetch(store, doc)
     out: dict[str, Any] = {"id": record.id, "type": record.kind}
     if why:
         out["why"] = why
