@@ -173,15 +173,17 @@ NOTES = [
     "record by record), the near-duplicate and contradiction checks of `remember`, the "
     "ranking (about 15 ms of CPU per query on these stores, the *CPU ms per query* of "
     "section 12, which is also most of a warm MCP `recall`), and the copy-on-write page "
-    "faults of a forked Python process (about 10 ms of system time per worker that reads "
-    "the index).",
+    "faults of a forked Python process (what a worker touches it copies: the server "
+    "prepares what workers would each make, and a worker never frees the index it took; "
+    "about 3,000 faults for a read of the index).",
     "",
     "`lore resume` on `gen_corpus` after the recall rows: the corpus's 17,482 decisions "
     "were all imported within a second, so their importance differs by less than the "
     "rounding margin of the index's 32-bit column, and once the recalls before it have "
-    "recorded use, ranking the ten shown exactly walks about 1,300 of them (four rounds "
-    "of `heapq.nlargest` over all 17,482) instead of the first twenty; on `gen_store`, "
-    "whose decisions have times of their own, the same read stops at once.",
+    "recorded use, ranking the ten shown exactly must value about 1,300 of them (those "
+    "whose key is within that margin of the tenth, picked out in one pass over all 17,482) "
+    "instead of the first twenty; on `gen_store`, whose decisions have times of their own, "
+    "the same read stops at once.",
     "",
     "The cold timeline on `gen_corpus`: the corpus has no timestamps, so `lore import` "
     "dates every record the day it ran, and every level's period (that year, month, week "
