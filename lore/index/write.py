@@ -12,6 +12,7 @@ from typing import Any
 from lore import clock
 from lore.index import analyze, dedup, weight
 from lore.index.columns import _ARRAYS, DEDUPE_KINDS, SEARCH_KINDS, Columns, _unpack
+from lore.index.fetch import Readable
 from lore.index.keep import listed_with, memo_with
 from lore.index.packed import Packed
 from lore.index.vocab import Vocab
@@ -20,7 +21,7 @@ from lore.model import Record
 _DECISION = SEARCH_KINDS.index("decision")
 
 
-class Writable(Columns):
+class Writable(Readable):
     """The columns, and the changes ``refresh`` makes to them."""
 
     def _add(self, record: Record, span: tuple[int, int], revs: list[tuple[int, int]]) -> int:
