@@ -78,12 +78,8 @@ def _from_index(store: Store, entities: list[str]) -> list[Record] | None:
     chosen = [d for d, n in counts.items() if n >= CONTRADICTION_MIN_SHARED]
     # Of those, the live decisions shown (as ``docs("decision")``, without making a set
     # of every decision).
-    code, dead, hidden, kinds = (
-        SEARCH_KINDS.index("decision"),
-        index.dead,
-        index.hidden,
-        index.kinds,
-    )
+    code = SEARCH_KINDS.index("decision")
+    kinds, hidden, dead = index.kinds, index.hidden, index.dead
     chosen = sorted(d for d in chosen if kinds[d] == code and not hidden[d] and d not in dead)
     return [index.fetch(store, d) for d in chosen]
 

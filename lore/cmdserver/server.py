@@ -24,7 +24,6 @@ IDLE_SECONDS, when its socket goes away, or on SIGTERM; one runs per key, holdin
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import select
 import signal
@@ -58,17 +57,11 @@ def main(argv: list[str] | None = None) -> int:
     with contextlib.suppress(OSError):
         os.chdir("/")
     try:
-        where.mkdir(parents=True, exist_ok=True, mode=0o700)
-        lock = os.open(where / f"{key}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        lock = localsock.take_lock(str(where), f"{key}.lock", 0o700)
     except OSError:
         return 1
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    if lock is None:
         return 0  # another server has this key
-    with contextlib.suppress(OSError):
-        os.ftruncate(lock, 0)
-        os.write(lock, f"{os.getpid()}\n".encode())  # who serves (lore doctor, benchmarks)
     try:
         os.close(os.pidfd_open(os.getpid()))
     except (OSError, AttributeError):

@@ -9,7 +9,6 @@ Only one runs per root: it holds ``watch.lock`` for its whole life.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import select
 import signal
@@ -40,13 +39,10 @@ def main(argv: list[str] | None = None) -> int:
     with contextlib.suppress(OSError):
         os.chdir("/")
     try:
-        local.mkdir(parents=True, exist_ok=True)
-        lock = os.open(local / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+        lock = localsock.take_lock(str(local), LOCK)
     except OSError:
         return 1
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    if lock is None:
         return 0  # another daemon serves this root
     from lore.store.core import Store
 
@@ -59,9 +55,6 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         _give_up(local, f"cannot listen on {local / SOCKET}: {exc}")
         return 0
-    with contextlib.suppress(OSError):
-        os.ftruncate(lock, 0)
-        os.write(lock, f"{os.getpid()}\n".encode())
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     mine = identity(str(local / SOCKET))
     try:

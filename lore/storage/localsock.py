@@ -1,7 +1,8 @@
 """The Unix sockets lore's background processes listen on (the watcher daemon, the command
 server): a socket file in a machine-local folder, reached through the open folder when its
-path is too long for a socket address, and known by the file's identity as bound. Imports
-nothing at module level but ``os``: the console script connects through it."""
+path is too long for a socket address, and known by the file's identity as bound; and the
+lock file that makes one process the only one to serve it. Imports nothing at module level
+but ``os``: the console script connects through it."""
 
 from __future__ import annotations
 
@@ -59,3 +60,25 @@ def identity(path: str) -> tuple[int, int] | None:
     except OSError:
         return None
     return (st.st_dev, st.st_ino)
+
+
+def take_lock(folder: str, name: str, mode: int = 0o777) -> int | None:
+    """Hold the lock file FOLDER/NAME (the folder made with ``mode`` if need be) for as
+    long as this process lives, and write this process's pid in it (who serves: lore
+    doctor, the benchmarks): its descriptor, or None when another process holds it.
+    OSError when the folder or the file cannot be made."""
+    import fcntl
+
+    os.makedirs(folder, mode=mode, exist_ok=True)
+    fd = os.open(os.path.join(folder, name), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+    except OSError:
+        pass
+    return fd
