@@ -211,6 +211,8 @@ def test_expand_the_graph_two_hops_from_a_record(browser: Any, served: Served) -
 def test_promote_an_inbox_candidate_and_find_it_in_the_files(browser: Any, served: Served) -> None:
     open_page(browser, served, "#/queues", "document.querySelector('#queue-inbox .item')")
     assert texts(browser, "#queue-inbox h2")[0] == "Inbox (3)"
+    # (each queue loads on its own: wait for the review queue too before reading it)
+    browser.wait("!document.querySelector('#queue-review').textContent.includes('Loading')")
     assert "dec-ui-celery" in text(browser, "#queue-review")  # pending for more than 3 days
     item = '#queue-inbox li[data-id="obs-ui-hitrate"]'
     browser.eval(f"document.querySelector('{item} select[name=\"to\"]').value = 'decision'")
