@@ -62,10 +62,16 @@ def test_a_kept_index_sees_new_variants_and_edits_at_the_next_query(
     assert answer(store, "canary", 10) == []
 
 
-@pytest.mark.parametrize("seed", [3, 4])
+@pytest.mark.parametrize(("seed", "kept"), [(3, None), (4, None), (4, 3)])
 def test_kept_answers_equal_fresh_ones_through_random_changes(
-    store: Store, monkeypatch: pytest.MonkeyPatch, seed: int
+    store: Store, monkeypatch: pytest.MonkeyPatch, seed: int, kept: int | None
 ) -> None:
+    """``kept``: the postings kept as dicts (``terms.COUNTS_KEPT``), a few: dropped and
+    made again as queries go."""
+    from lore.recall import terms
+
+    if kept is not None:
+        monkeypatch.setattr(terms, "COUNTS_KEPT", kept)
     monkeypatch.setenv("LORE_NOW", "2026-06-15T00:00:00Z")
     store.kept = {}
     rng = random.Random(seed)
@@ -93,8 +99,10 @@ def test_kept_answers_equal_fresh_ones_through_random_changes(
                 patterns.append(rid)
         for query in queries:
             for limit in (1, 5):
-                kept = answer(store, query, limit)
-                assert kept == afresh(store, query, limit), (step, query, limit)
+                found = answer(store, query, limit)
+                sizes = [len(v) for k, v in open_index(store).memo.items() if k[0] == "tf"]
+                assert sum(sizes) <= (kept or terms.COUNTS_KEPT) or len(sizes) == 1
+                assert found == afresh(store, query, limit), (step, query, limit)
 
 
 def test_the_most_used_count_follows_the_history(
@@ -126,12 +134,14 @@ def test_the_most_used_count_follows_the_history(
     assert history.most_used(root) == 1 == fresh()
 
 
+@pytest.mark.parametrize("bits", [False, True])
 @pytest.mark.parametrize("seed", [1, 2])
 def test_the_levels_are_those_of_counting_every_record(
-    store: Store, monkeypatch: pytest.MonkeyPatch, seed: int
+    store: Store, monkeypatch: pytest.MonkeyPatch, seed: int, bits: bool
 ) -> None:
-    """``prune.Levels`` counts only the records in two sets or more: its levels and each
-    level's records are those of counting every record of every set."""
+    """``prune.Levels`` counts only the records in two sets or more (sets of ints), or
+    every record at once (sets as ints): either way its levels and each level's records
+    are those of counting every record of every set."""
     from collections import Counter
 
     from lore.index import analyze
@@ -142,6 +152,7 @@ def test_the_levels_are_those_of_counting_every_record(
     make_store(store, seed)
     idx = open_index(store)
     seen = set()
+    mixed = 0  # levels holding records with a neighbour to pass scores to, and without
     for query in queries(seed, 30, typos=True):
         terms = analyze.query_terms(query)
         planned = signals.plan(idx, terms, store)
@@ -153,13 +164,19 @@ def test_the_levels_are_those_of_counting_every_record(
                 if df:
                     (counted.update(docs) if variant == term else near.update(docs))
             counted.update(near)
-        levels = prune.Levels(idx, terms, planned)
+        levels = prune.Levels(idx, terms, planned, bits=bits)
         assert levels.levels == sorted(set(counted.values()), reverse=True), query
         for level in levels.levels:
             want = {d for d, h in counted.items() if h == level}
             assert sorted(levels.docs(level)) == sorted(want), (query, level)
+            linked = sorted(d for d in want if idx.nb[d])
+            assert sorted(levels.docs(level, linked=True)) == linked, (query, level)
+            alone = sorted(d for d in want if not idx.nb[d])
+            assert sorted(levels.docs(level, linked=False)) == alone, (query, level)
+            mixed += bool(linked and alone)
         seen.update(levels.levels)
     assert {1, 2, 3} <= seen  # records holding one, two and three of a query's terms
+    assert mixed
 
 
 def test_kind_lists_kept_through_additions_equal_fresh_ones(

@@ -126,10 +126,16 @@ def ranked(result: core.Ranking, limit: int) -> list[tuple[int, float]]:
     return [(r.doc, round(r.score, 12)) for r in result.ranked[:limit]]
 
 
+@pytest.mark.parametrize("one_shot", [False, True])
 @pytest.mark.parametrize("seed", [1, 2])
 def test_the_first_records_are_those_of_scoring_every_record(
-    store: Store, seed: int, monkeypatch: pytest.MonkeyPatch
+    store: Store, seed: int, monkeypatch: pytest.MonkeyPatch, one_shot: bool
 ) -> None:
+    """In a one-shot process (sets of ints, postings filtered) and a long-lived one (sets
+    as ints, postings kept as dicts) alike."""
+    from lore import process
+
+    monkeypatch.setattr(process, "_ONE_SHOT", [True] if one_shot else [])
     monkeypatch.setenv("LORE_NOW", "2026-06-15T00:00:00Z")
     make_store(store, seed)
     idx = open_index(store)
@@ -182,13 +188,17 @@ def differences(store: Store, seed: int) -> list[Any]:
     return out
 
 
+@pytest.mark.parametrize("one_shot", [False, True])
 @pytest.mark.parametrize("seed", [4, 5])
 def test_the_shortcut_is_exact_under_the_activation_model(
-    store: Store, seed: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    store: Store, seed: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, one_shot: bool
 ) -> None:
     """Use, citations, pins, outcomes and stale files all move scores (what the bound
     ``core.besides_text`` must cover): the first records are still those of scoring every
-    record, and the shortcut was taken."""
+    record, and the shortcut was taken (in a one-shot process and a long-lived one)."""
+    from lore import process
+
+    monkeypatch.setattr(process, "_ONE_SHOT", [True] if one_shot else [])
     make_store(store, seed, files=tmp_path / "files")
     monkeypatch.setenv("LORE_NOW", "2026-06-15T00:00:00Z")
     idx = open_index(store)

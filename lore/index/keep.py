@@ -23,7 +23,7 @@ def listed_with(idx: Columns, listed: dict[Any, list[int]], doc: int) -> dict[An
 
 # Recall's answers about a term (``lore.recall.terms``) that depend only on the term's
 # postings and on what a project's tag words take out of them (``lore.index.tagwords``).
-TERM_BOUND = ("post", "ext", "set")
+TERM_BOUND = ("post", "ext", "set", "mask", "tf")
 
 
 def memo_with(memo: dict[Any, Any], terms: Any, tags: Any) -> dict[Any, Any]:

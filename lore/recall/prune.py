@@ -13,7 +13,7 @@ from collections.abc import Callable
 from itertools import chain, compress
 from typing import Any
 
-from lore.recall import ranking, signals
+from lore.recall import bitset, ranking, signals
 from lore.recall import terms as per_term
 
 # A record inherits at most this share of a neighbour's text score (the larger share).
@@ -29,14 +29,21 @@ class Levels:
     once for a term and once more for its variants), and the largest text score a record
     holding ``h`` of them can have before boosts and inheritance (``bound(h)``).
 
-    Counted only for the records in two of those sets or more (few: picked out by set
-    intersections in C); every other record of a set holds one (``docs(1)``)."""
+    Counted one of two ways, with the same answers. In a process that ends after this
+    command, only the records in two sets or more are counted (few: picked out by set
+    intersections in C); every other record of a set holds one. In a long-lived one
+    (``lore mcp``, ``lore ui``), each term's records are kept as an int
+    (``lore.recall.bitset``) and counted bit-sliced over the whole store at once, for a
+    few microseconds a query once a term has been seen. ``bits`` chooses (None: by
+    the process, ``lore.process.one_shot``)."""
 
-    def __init__(self, idx: Any, terms: list[str], planned: signals.Plan) -> None:
+    def __init__(
+        self, idx: Any, terms: list[str], planned: signals.Plan, *, bits: bool | None = None
+    ) -> None:
         k1, b = ranking.K1, ranking.B
         n = idx.size
         base, scale = k1 * (1.0 - b), k1 * b * n / max(idx.total_length(), 1)
-        sets: list[Any] = []  # per term: its records, and those of its variants
+        groups: list[list[str]] = []  # per term: itself, and its variants (each a set)
         bests: list[float] = []
         for term, variants in planned.every:
             best = 0.0
@@ -49,16 +56,45 @@ class Levels:
                 most, shortest = per_term.extremes(idx, variant, docs, tfs)
                 best = max(best, weight * most / (most + base + scale * shortest))
                 if variant == term:
-                    sets.append(per_term.records(idx, [variant], planned.lists))
+                    groups.append([variant])
                 else:
                     near.append(variant)
             if near:
-                sets.append(per_term.records(idx, near, planned.lists))
+                groups.append(near)
             bests.append(best)
         bests.sort(reverse=True)
         self.sums = [sum(bests[: i + 1]) for i in range(len(bests))]
         self.q = len(terms)
-        self.sets = sets
+        if bits is None:
+            from lore.process import one_shot
+
+            bits = not one_shot()
+        lists = planned.lists
+        if bits:
+            self.counts: _Bits | _Sets = _Bits([per_term.mask(idx, g, lists) for g in groups], idx)
+        else:
+            self.counts = _Sets([per_term.records(idx, g, lists) for g in groups], idx.nb)
+        self.levels = self.counts.levels  # the counts some record has, largest first
+
+    def docs(self, level: int, *, linked: bool | None = None) -> list[int]:
+        """The records holding ``level`` (in no set: none); with ``linked`` True only
+        those with a neighbour they could pass scores to (the index's ``nb``), False only
+        those without one."""
+        return self.counts.docs(level, linked)
+
+    def bound(self, h: int) -> float:
+        """The largest own text score (coverage included) of a record holding ``h``."""
+        if h <= 0 or not self.sums:
+            return 0.0
+        total = self.sums[min(h, self.q, len(self.sums)) - 1]
+        return total * (h / self.q) ** signals.COVERAGE_POWER if self.q > 1 else total
+
+
+class _Sets:
+    """``Levels``' counts from sets of ints: only the records in two sets or more."""
+
+    def __init__(self, sets: list[Any], nb: Any) -> None:
+        self.sets, self.nb = sets, nb
         many: set[int] = set()  # the records in two sets or more
         for i, first in enumerate(sets):
             for second in sets[i + 1 :]:
@@ -69,20 +105,47 @@ class Levels:
         if any(len(s) > len(i) for s, i in zip(sets, inside, strict=True)):  # one holding 1
             ladder.add(1)
         self.levels = sorted(ladder, reverse=True)
+        self.found: dict[int, list[int]] = {}
 
-    def docs(self, level: int) -> list[int]:
-        """The records holding ``level`` (in no set: none)."""
-        if level == 1:
-            return list(set().union(*self.sets) - self.held.keys())
-        held = self.held
-        return list(compress(held, map(level.__eq__, held.values())))
+    def docs(self, level: int, linked: bool | None) -> list[int]:
+        docs = self.found.get(level)
+        if docs is None:
+            if level == 1:
+                docs = list(set().union(*self.sets) - self.held.keys())
+            else:
+                held = self.held
+                docs = list(compress(held, map(level.__eq__, held.values())))
+            self.found[level] = docs
+        if linked is None:
+            return docs
+        nb = self.nb
+        if linked:
+            return list(compress(docs, map(nb.__getitem__, docs)))
+        return [d for d in docs if not nb[d]]
 
-    def bound(self, h: int) -> float:
-        """The largest own text score (coverage included) of a record holding ``h``."""
-        if h <= 0 or not self.sums:
-            return 0.0
-        total = self.sums[min(h, self.q, len(self.sums)) - 1]
-        return total * (h / self.q) ** signals.COVERAGE_POWER if self.q > 1 else total
+
+class _Bits:
+    """``Levels``' counts from sets kept as ints, every record counted at once."""
+
+    def __init__(self, sets: list[int], idx: Any) -> None:
+        self.idx = idx
+        planes = bitset.counted(sets)
+        anywhere = 0
+        for one in sets:
+            anywhere |= one
+        self.at: dict[int, int] = {}  # count -> the records holding it
+        for count in range(len(sets), 0, -1):
+            found = bitset.exactly(planes, count, anywhere)
+            if found:
+                self.at[count] = found
+        self.levels = list(self.at)
+
+    def docs(self, level: int, linked: bool | None) -> list[int]:
+        found = self.at.get(level, 0)
+        if linked is not None:
+            linking = per_term.linking(self.idx)
+            found = found & linking if linked else found & ~linking
+        return bitset.members(found) if found else []
 
 
 def search(
@@ -108,19 +171,10 @@ def search(
     ladder = levels.levels
     if not ladder:
         return None
-    found: dict[int, list[int]] = {}
-
-    def at(level: int) -> list[int]:
-        docs = found.get(level)
-        if docs is None:
-            docs = found[level] = levels.docs(level)
-        return docs
-
-    nb = idx.nb
     wide = linked = 0  # levels taken whole; levels whose linked records are taken
     pool: list[int] = []
     while wide < len(ladder) and len(pool) < FIRST_POOL:
-        pool.extend(at(ladder[wide]))
+        pool.extend(levels.docs(ladder[wide]))
         wide += 1
     linked = wide
     while True:
@@ -137,14 +191,11 @@ def search(
             if outside < top and ranking.W_TEXT * outside / top + others < bar - MARGIN:
                 return ranked, text
         if passed >= alone and linked < len(ladder):
-            docs = at(ladder[linked])
-            pool.extend(compress(docs, map(nb.__getitem__, docs)))  # the linked ones
+            pool.extend(levels.docs(ladder[linked], linked=True))
             linked += 1
         else:
-            docs = at(ladder[wide])
-            if wide < linked:  # its linked records are in already
-                docs = [d for d in docs if not nb[d]]
-            pool.extend(docs)
+            # (its linked records are in already when wide < linked)
+            pool.extend(levels.docs(ladder[wide], linked=False if wide < linked else None))
             wide += 1
             linked = max(linked, wide)
 

@@ -124,6 +124,12 @@ def match(
     held: dict[int, int] = {}
     made = planned or plan(idx, terms, store)
     companions = made.companions
+    keep = False
+    if only is not None:
+        from lore.process import one_shot
+        from lore.recall import terms as per_term
+
+        keep = not one_shot()  # a long-lived process: it will ask about these terms again
     # Every record is scored here, filters or not; filters apply to the (fewer) matches.
     for term, variants in made.every:
         own: dict[int, float] = {}
@@ -136,7 +142,11 @@ def match(
                 matched.add(variant)
             weight = factor * ranking.idf(n, df) * (k1 + 1.0)
             pairs: Any = zip(docs, tfs)
-            if only is not None:
+            if only is not None and keep:  # looked up in C, the postings kept as a dict
+                found = per_term.counts(idx, variant, docs, tfs)
+                hit = found.keys() & only
+                pairs = zip(hit, map(found.__getitem__, hit))
+            elif only is not None:
                 pairs = _restricted(docs, tfs, only)
             if variant == term:  # a record appears once in a term's postings
                 own = {d: weight * tf / (tf + base + scale * dl[d]) for d, tf in pairs}

@@ -16,6 +16,7 @@ from lore.index.persist import Index
 from lore.recall import associate, ranking
 from lore.store.core import Store
 
+COUNTS_KEPT = 600_000  # postings kept as dicts by ``counts`` (about 70 bytes each)
 Postings = tuple[Any, Any, int]  # (records, counts, df): as ``lore.recall.signals`` scores
 
 
@@ -75,6 +76,45 @@ def records(idx: Index, variants: list[str], lists: dict[str, Postings]) -> froz
     if found is None:
         found = frozenset(lists[variants[0]][0]).union(*(lists[v][0] for v in variants[1:]))
         idx.memo[key] = found
+    return found
+
+
+def counts(idx: Index, variant: str, docs: Any, tfs: Any) -> dict[int, int]:
+    """A variant's postings (as ``postings`` gives them) as a dict, record -> count: a
+    pool of records is looked up in it in C. Kept for at most COUNTS_KEPT postings in
+    all; past that, the others kept are dropped first."""
+    key = ("tf", variant)
+    memo = idx.memo
+    found = memo.get(key)
+    if found is None:
+        held = [k for k in memo if k[0] == "tf"]
+        if sum(len(memo[k]) for k in held) + len(docs) > COUNTS_KEPT:
+            for k in held:
+                del memo[k]
+        found = memo[key] = dict(zip(docs, tfs))
+    return found
+
+
+def mask(idx: Index, variants: list[str], lists: dict[str, Postings]) -> int:
+    """``records`` as an int, bit d set for record d (``lore.recall.bitset``)."""
+    key = ("mask", *variants)
+    found = idx.memo.get(key)
+    if found is None:
+        from lore.recall import bitset
+
+        found = bitset.of((lists[v][0] for v in variants), len(idx.kinds))
+        idx.memo[key] = found
+    return found
+
+
+def linking(idx: Index) -> int:
+    """The records with a neighbour they could pass scores to (the index's ``nb``), as
+    an int (``lore.recall.bitset``); kept until the next addition or kill."""
+    found = idx.memo.get(("nb",))
+    if found is None:
+        from lore.recall import bitset
+
+        found = idx.memo[("nb",)] = bitset.of_flags(idx.nb)
     return found
 
 
