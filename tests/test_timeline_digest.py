@@ -56,3 +56,50 @@ def test_stretches_are_the_runs_of_one_part() -> None:
     assert digest._stretches(bytearray()) == ([], [], b"")
     many = bytearray(b"\x00\x01") * (digest.MAX_STRETCHES + 1)
     assert digest._stretches(many) is None  # counted record by record instead
+
+
+def test_top_names_are_those_of_counting_each_parts_records() -> None:
+    """Each part's (and the whole's) top entities and tags equal a plain count over the
+    part's records, whatever their spread: dense or sparse, runs or scattered."""
+    from collections import Counter
+
+    rng = random.Random(23)
+    names = [f"n{i}" for i in range(12)]
+    for round_ in range(300):
+        n = rng.randrange(1, 400)
+        held = {name: sorted(rng.sample(range(n), rng.randrange(min(n, 60) + 1))) for name in names}
+        shape = round_ % 3
+        if shape == 0:  # a dense stretch
+            lo = rng.randrange(n)
+            docs = list(range(lo, min(n, lo + rng.randrange(1, 200))))
+        elif shape == 1:  # scattered
+            docs = sorted(rng.sample(range(n), rng.randrange(1, n + 1)))
+        else:  # a few runs far apart
+            docs = sorted({d for _ in range(3) for d in range(rng.randrange(n))[-20:]})
+        if not docs:
+            continue
+        rng.shuffle(docs)  # time order is not record order
+        parts = rng.randrange(1, 6)
+        cuts = [0, *sorted(rng.randrange(len(docs) + 1) for _ in range(parts - 1)), len(docs)]
+        stored = (lambda v: array("I", v).tobytes()) if round_ % 2 else (lambda v: array("I", v))
+        packed = {k: stored(v) for k, v in held.items()}
+        idx = SimpleNamespace(
+            kinds=bytearray(n),
+            entities=packed,
+            tags=dict(packed),
+            posting=lambda table, name, held=held: array("I", held[name]),
+        )
+        whole = parts if parts != 1 else None
+        found = digest._names(idx, docs, cuts, whole)
+
+        def top(records: list[int], held: dict[str, list[int]] = held) -> list[dict[str, object]]:
+            mine = set(records)
+            counts = Counter({k: sum(d in mine for d in v) for k, v in held.items()})
+            ranked = sorted((-c, k) for k, c in counts.items() if c >= 2)
+            return [{"name": k, "count": -c} for c, k in ranked[: digest.TOP_NAMES]]
+
+        for table in ("entities", "tags"):
+            for p in range(parts):
+                assert found[table][p] == top(docs[cuts[p] : cuts[p + 1]]), (round_, table, p)
+            if whole is not None:
+                assert found[table][whole] == top(docs), (round_, table)

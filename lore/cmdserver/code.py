@@ -28,6 +28,23 @@ PRELOAD = (
     "lore.sessions.resume",
     "lore.capture.core",
     "lore.secrets.gate",
+    # imported inside the commands, when they first need them:
+    "lore.storage.fastyaml",
+    "lore.git.info",
+    "lore.index.held",
+    "lore.index.tagwords",
+    "lore.recall.prune",
+    "lore.recall.terms",
+    "lore.recall.bitset",
+    "lore.recall.modes",
+    "lore.sessions.resume_text",
+    "lore.dynamics.conflicts",
+    "lore.dynamics.tally",
+    "lore.timeline.core",
+    "lore.usecases.records",
+    "lore.usecases.patterns",
+    "lore.usecases.journal",
+    "lore.usecases.goals",
 )
 
 

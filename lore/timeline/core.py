@@ -21,9 +21,10 @@ from lore.recall.core import searchable_kinds
 from lore.store.core import Store
 from lore.timeexpr import Period
 from lore.timeline import cache
-from lore.timeline.digest import line_of, summaries
+from lore.timeline.digest import gather, line_of, summaries
 
 LISTS = {None: "years", "year": "months", "month": "weeks", "week": "days", "day": "records"}
+_SHOWN = bytes([1] + [0] * 255)  # translate: a hidden flag 0 -> 1 (shown), others -> 0
 DAY_LIMIT = 200  # records a day lists unless asked for more (0: all); its counts stay whole
 
 
@@ -117,7 +118,8 @@ def _select(idx: Index, span: Period | None, project: str | None, wanted: set[in
     found = orders.by_time(idx, low, high)
     hidden = bytes(idx.hidden)
     if hidden.count(0) != len(hidden):  # some are hidden (retracted, superseded)
-        found = list(filterfalse(hidden.__getitem__, found))
+        shown = hidden.translate(_SHOWN)
+        found = list(compress(found, gather(shown, found)))
     if idx.dead:
         found = list(filterfalse(idx.dead.__contains__, found))
     if wanted and len(wanted) < len(SEARCH_KINDS):  # every kind wanted: nothing to drop
