@@ -222,3 +222,39 @@ def test_a_tag_that_stops_covering_its_project_counts_again_at_the_next_query(
     add(store, "observation", "other notes")
     assert sorted(rid for rid, _ in answer(store, "deploy", 10)) == sorted(tagged)
     assert answer(store, "deploy", 10) == afresh(store, "deploy", 10)
+
+
+def test_tag_bit_sets_kept_through_changes_equal_fresh_ones(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each tag's records as a bit set (``lore.index.tagbits``, what a held or long-lived
+    index keeps for the timeline) follow additions record by record and are dropped by a
+    change that kills a record (an edit in place): kept, they equal the sets made afresh."""
+    from lore.index import bitset, tagbits
+
+    monkeypatch.setenv("LORE_NOW", "2026-06-15T00:00:00Z")
+    store.kept = {}
+    rng = random.Random(11)
+    patterns: list[str] = []
+    kept_through = 0
+    for step in range(30):
+        idx = open_index(store)
+        if idx.tagbits is None:
+            tagbits.build(idx)
+        if step % 7 == 6 and patterns:  # an edit in place: the old record is killed
+            path = store.location("pattern") / f"{rng.choice(patterns)}.yaml"
+            path.write_text(path.read_text().replace("alpha", "beta"))
+        else:
+            kind = rng.choice(("observation", "pattern"))
+            extra = {"solution": "do it"} if kind == "pattern" else {}
+            tags = rng.sample(["alpha", "beta", "deploy", "redis"], rng.randrange(3))
+            rid = add(store, kind, f"{' '.join(rng.sample(WORDS, 2))} {step}", tags=tags, **extra)
+            if kind == "pattern":
+                patterns.append(rid)
+        idx = open_index(store)
+        size = len(idx.kinds)
+        fresh = {t: bitset.of([idx.posting("tags", t)], size) for t in idx.tags}
+        if idx.tagbits is not None:
+            kept_through += 1
+            assert {t: b for t, b in idx.tagbits.items() if b} == fresh, step
+    assert 20 <= kept_through < 30  # kept through additions, dropped by edits

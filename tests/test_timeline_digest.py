@@ -7,6 +7,8 @@ import random
 from array import array
 from types import SimpleNamespace
 
+import pytest
+
 from lore.index import orders
 from lore.timeline import digest
 
@@ -58,10 +60,20 @@ def test_stretches_are_the_runs_of_one_part() -> None:
     assert digest._stretches(many) is None  # counted record by record instead
 
 
-def test_top_names_are_those_of_counting_each_parts_records() -> None:
+@pytest.mark.parametrize(("stretches", "bits"), [(True, False), (False, False), (False, True)])
+def test_top_names_are_those_of_counting_each_parts_records(
+    monkeypatch: pytest.MonkeyPatch, stretches: bool, bits: bool
+) -> None:
     """Each part's (and the whole's) top entities and tags equal a plain count over the
-    part's records, whatever their spread: dense or sparse, runs or scattered."""
+    part's records, whatever their spread: dense or sparse, runs or scattered; counted
+    through the runs of one part (``stretches``), record by record, or with the tags'
+    records as bit sets kept on the index (``bits``, ``lore.index.tagbits``)."""
     from collections import Counter
+
+    from lore.index import bitset
+
+    if not stretches:
+        monkeypatch.setattr(digest, "MAX_STRETCHES", -1)
 
     rng = random.Random(23)
     names = [f"n{i}" for i in range(12)]
@@ -88,6 +100,7 @@ def test_top_names_are_those_of_counting_each_parts_records() -> None:
             entities=packed,
             tags=dict(packed),
             posting=lambda table, name, held=held: array("I", held[name]),
+            tagbits={k: bitset.of([v], n) for k, v in held.items()} if bits else None,
         )
         whole = parts if parts != 1 else None
         found = digest._names(idx, docs, cuts, whole)

@@ -35,7 +35,7 @@ PRELOAD = (
     "lore.index.tagwords",
     "lore.recall.prune",
     "lore.recall.terms",
-    "lore.recall.bitset",
+    "lore.index.bitset",
     "lore.recall.modes",
     "lore.sessions.resume_text",
     "lore.dynamics.conflicts",

@@ -167,6 +167,7 @@ class Columns:
         self.memo: dict[Any, Any] = {}  # recall's answers per term (lore.recall.terms)
         # the near-duplicate check's kinds, their titles' words sorted (lore.index.dedup)
         self.dedup: dict[str, Any] = {}
+        self.tagbits: dict[Any, int] | None = None  # each tag's records (lore.index.tagbits)
         self.changed = False  # anything to save (records, or only what was checked)
         self.edits = 0  # records added or killed since loading: what the index holds moved
         self.resynced = False  # the last refresh made a full check for a new watcher

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from lore.index import dedup
+from lore.index import dedup, tagbits
 from lore.index.packed import unpack
 
 HOLD_MAX = 256 << 20  # bytes of index files held at most, all together
@@ -70,6 +70,7 @@ def hold(path: str, root: str, loads: Callable[[Any, str], Any]) -> bool:
         packed.at = unpack(packed.at)
     index._titles.strings()  # split once here, not in every near-duplicate check
     dedup.build(index)  # and their words sorted (lore.index.dedup)
+    tagbits.build(index)  # each tag's records as a bit set, for the timeline
     index.entities  # noqa: B018 - unmarshalled once here: a capture naming a file adds to it
     HELD[path] = (key, index)
     HOLDER[:] = [os.getpid()]

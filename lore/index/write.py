@@ -10,7 +10,7 @@ from collections import defaultdict
 from typing import Any
 
 from lore import clock
-from lore.index import analyze, dedup, weight
+from lore.index import analyze, dedup, tagbits, weight
 from lore.index.columns import _ARRAYS, DEDUPE_KINDS, SEARCH_KINDS, Columns, _unpack
 from lore.index.fetch import Readable
 from lore.index.keep import listed_with, memo_with
@@ -137,11 +137,12 @@ class Writable(Readable):
             self.cites[doc] = cites
             self._recount(cites, 1)
         agg.add(self, doc, 1)
-        listed, memo, views = self._docs, self.memo, self.dedup
+        listed, memo, views, bits = self._docs, self.memo, self.dedup, self.tagbits
         self._forget()
         self._docs = listed_with(self, listed, doc)
         self.memo = memo_with(memo, counts, record.tags)
         self.dedup = dedup.added(self, views, doc)
+        self.tagbits = tagbits.added(bits, record.tags, doc)
         self.changed = True
         self.edits += 1
         return doc
@@ -154,6 +155,7 @@ class Writable(Readable):
         self._kind_bytes = None
         self.memo = {}
         self.dedup = {}
+        self.tagbits = None
 
     def _kill(self, doc: int) -> None:
         if doc < 0 or doc in self.dead:

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from itertools import chain, compress
 from typing import Any
 
-from lore.recall import bitset, ranking, signals
+from lore.index import bitset
+from lore.recall import ranking, signals
 from lore.recall import terms as per_term
 
 # A record inherits at most this share of a neighbour's text score (the larger share).
@@ -33,7 +34,7 @@ class Levels:
     command, only the records in two sets or more are counted (few: picked out by set
     intersections in C); every other record of a set holds one. In a long-lived one
     (``lore mcp``, ``lore ui``), each term's records are kept as an int
-    (``lore.recall.bitset``) and counted bit-sliced over the whole store at once, for a
+    (``lore.index.bitset``) and counted bit-sliced over the whole store at once, for a
     few microseconds a query once a term has been seen. ``bits`` chooses (None: by
     the process, ``lore.process.one_shot``)."""
 

@@ -96,11 +96,11 @@ def counts(idx: Index, variant: str, docs: Any, tfs: Any) -> dict[int, int]:
 
 
 def mask(idx: Index, variants: list[str], lists: dict[str, Postings]) -> int:
-    """``records`` as an int, bit d set for record d (``lore.recall.bitset``)."""
+    """``records`` as an int, bit d set for record d (``lore.index.bitset``)."""
     key = ("mask", *variants)
     found = idx.memo.get(key)
     if found is None:
-        from lore.recall import bitset
+        from lore.index import bitset
 
         found = bitset.of((lists[v][0] for v in variants), len(idx.kinds))
         idx.memo[key] = found
@@ -109,10 +109,10 @@ def mask(idx: Index, variants: list[str], lists: dict[str, Postings]) -> int:
 
 def linking(idx: Index) -> int:
     """The records with a neighbour they could pass scores to (the index's ``nb``), as
-    an int (``lore.recall.bitset``); kept until the next addition or kill."""
+    an int (``lore.index.bitset``); kept until the next addition or kill."""
     found = idx.memo.get(("nb",))
     if found is None:
-        from lore.recall import bitset
+        from lore.index import bitset
 
         found = idx.memo[("nb",)] = bitset.of_flags(idx.nb)
     return found

@@ -68,6 +68,13 @@ def _build(
     limit: int = DAY_LIMIT,
 ) -> dict[str, Any]:
     docs = _select(idx, span, project, {SEARCH_KINDS.index(k) for k in wanted})
+    if idx.tagbits is None:
+        from lore.process import one_shot
+
+        if not one_shot():  # a long-lived process: each tag's records as bits, kept
+            from lore.index import tagbits
+
+            tagbits.build(idx)
     ts = idx.ts
     if span is None:  # (``docs`` are in time order)
         years = range(_year(ts[docs[0]]), _year(ts[docs[-1]]) + 1) if docs else range(0)

@@ -12,6 +12,7 @@ from itertools import compress, repeat
 from operator import itemgetter, neg, sub
 from typing import Any
 
+from lore.index import bitset
 from lore.index.columns import SEARCH_KINDS
 from lore.index.persist import Index
 from lore.store.core import Store
@@ -187,10 +188,13 @@ def _names(
             runs = [(first, last)]  # dense: what ``_runs`` gives, without sorting them
     if runs is None:
         runs = _runs(sorted(docs))
-    return {
-        table: _top(idx, table, part_of, runs, stretches, parts, whole)
-        for table in ("entities", "tags")
-    }
+    out = {"entities": _top(idx, "entities", part_of, runs, stretches, parts, whole)}
+    bits = getattr(idx, "tagbits", None)  # kept by a long-lived or held index
+    if bits is not None and stretches is None and isinstance(part_of, bytearray):
+        out["tags"] = _top_by_bits(bits, part_of, parts, whole)
+    else:
+        out["tags"] = _top(idx, "tags", part_of, runs, stretches, parts, whole)
+    return out
 
 
 def _stretches(part_of: bytearray) -> tuple[list[int], list[int], bytes] | None:
@@ -251,6 +255,33 @@ def _top(
         total = sum(per_part.values())
         if whole is not None and total >= 2:
             found[whole].append((-total, name))
+    return _ranked(found)
+
+
+def _top_by_bits(
+    bits: dict[Any, int], part_of: bytearray, parts: int, whole: int | None
+) -> list[list[dict[str, Any]]]:
+    """``_top`` of the tags from each one's records as a bit set (``lore.index.tagbits``):
+    its count in a part is the bit count of its records and the part's."""
+    masks = [
+        bitset.of_flags(part_of.translate(bytes(int(i == p) for i in range(256))))
+        for p in range(parts)
+    ]
+    found: list[list[tuple[int, str]]] = [[] for _ in range(parts + 1)]
+    for name, records in bits.items():
+        total = 0
+        for part, mask in enumerate(masks):
+            count = (records & mask).bit_count()
+            total += count
+            if count >= 2:
+                found[part].append((-count, name))
+        if whole is not None and total >= 2:
+            found[whole].append((-total, name))
+    return _ranked(found)
+
+
+def _ranked(found: list[list[tuple[int, str]]]) -> list[list[dict[str, Any]]]:
+    """Each part's TOP_NAMES (most held first, then by name), from (-count, name) pairs."""
     return [
         [{"name": name, "count": -count} for count, name in heapq.nsmallest(TOP_NAMES, f)]
         for f in found

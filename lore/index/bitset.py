@@ -1,7 +1,8 @@
 """Sets of record numbers as Python ints, bit ``d`` set for record ``d``: what recall's
 pruning (``lore.recall.prune``) counts with when an index lives long enough to keep one per
-term. Two such sets meet, join or differ in one C operation over the whole store, at
-about a microsecond for 100,000 records, where a set of ints pays per member.
+term, and what the timeline counts a tag's records per period with (``lore.index.tagbits``).
+Two such sets meet, join or differ in one C operation over the whole store, at about a
+microsecond for 100,000 records, where a set of ints pays per member.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``lore.recall.bitset``: sets of record numbers as ints, and counting how many of several
+"""``lore.index.bitset``: sets of record numbers as ints, and counting how many of several
 sets hold each record, against plain sets and a Counter."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lore.recall import bitset
+from lore.index import bitset
 
 SIZE = 300
 SETS = st.lists(st.sets(st.integers(0, SIZE - 1)), max_size=9)
