@@ -270,3 +270,18 @@ def test_another_generators_candidates_are_scored_with_their_neighbours(
         given = core.rank(store, query, limit=10, index=idx, candidates=every)
         assert ranked(given, 10) == ranked(full, 10), query
         assert core.rank(store, query, limit=10, index=idx, candidates=set()).ranked == []
+
+
+def test_a_later_round_scores_only_the_records_it_adds() -> None:
+    """``signals.Known``: a round over more records scores only those it adds; a round
+    that does not hold every record scored before scores all of its own afresh."""
+    from lore.recall import signals
+
+    known = signals.Known()
+    known.grow({1, 2, 3})
+    assert known.fresh == {1, 2, 3}
+    known.scores["redis"] = {1: 0.5}
+    known.grow({1, 2, 3, 4, 5})
+    assert known.fresh == {4, 5} and known.scores == {"redis": {1: 0.5}}
+    known.grow({1, 9})  # (not a superset: 2 to 5 are gone)
+    assert known.fresh == {1, 9} and known.scores == {}

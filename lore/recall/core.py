@@ -262,10 +262,12 @@ def _pruned(
         factor *= 1.0 + signals.KIND_BOOST
     others = besides_text(store, idx)
     matched: set[str] = set()
+    known = signals.Known()  # each round scores more records: only those are new
 
     def evaluate(only: set[int]) -> tuple[list[Ranked], dict[int, float]]:
+        known.grow(only)
         text, exact, fuzzy, seen = signals.relevance(
-            idx, terms, window, store, boost, planned=planned, only=only
+            idx, terms, window, store, boost, planned=planned, only=only, known=known
         )
         matched.update(seen)
         return finish(text, exact, fuzzy)

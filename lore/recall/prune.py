@@ -19,7 +19,7 @@ from lore.recall import terms as per_term
 
 # A record inherits at most this share of a neighbour's text score (the larger share).
 INHERIT = max(signals.ASK_NEXT, signals.CONTEXT_NEXT, signals.CONTEXT_PREV)
-FIRST_POOL = 64  # records scored at first, at least: those holding the most terms
+FIRST_POOL = 16  # records scored at first, at least: those holding the most terms
 MARGIN = 1e-9
 
 Evaluate = Callable[[set[int]], tuple[list[Any], dict[int, float]]]

@@ -7,6 +7,7 @@ Formula: ``lore.recall.ranking``.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import Counter
 from dataclasses import dataclass
 from itertools import compress
 from typing import Any
@@ -105,6 +106,7 @@ def match(
     *,
     planned: Plan | None = None,
     only: set[int] | None = None,
+    known: Known | None = None,
 ) -> tuple[dict[int, float], dict[int, float], set[str], dict[int, int]]:
     """BM25 of every record for ``terms``: the part from the terms themselves, the part
     from their close variants, the index terms that matched (a term, its longer forms and
@@ -113,7 +115,9 @@ def match(
     variant). Occurrences that come from a project's own
     name or a project's blanket tag (``lore.index.tagwords``) do not count. ``planned``:
     the query's ``plan``, if made already; ``only``: score these records alone (the
-    rest are left out of the answer, as ``lore.recall.prune`` proves they may be)."""
+    rest are left out of the answer, as ``lore.recall.prune`` proves they may be);
+    ``known``: what an earlier call of the same query scored for fewer records (``Known``),
+    kept up to date here."""
     n = idx.size
     k1, b = ranking.K1, ranking.B
     base, scale = k1 * (1.0 - b), k1 * b * n / max(idx.total_length(), 1)
@@ -121,7 +125,7 @@ def match(
     exact: dict[int, float] = {}
     fuzzy: dict[int, float] = {}
     matched: set[str] = set()
-    held: dict[int, int] = {}
+    held: Counter[int] = Counter()
     made = planned or plan(idx, terms, store)
     companions = made.companions
     keep = False
@@ -141,26 +145,32 @@ def match(
             if variant not in companions:  # snippets mark the query's words (and forms)
                 matched.add(variant)
             weight = factor * ranking.idf(n, df) * (k1 + 1.0)
+            earlier = known.scores.get(variant) if known is not None else None
+            wanted = only if earlier is None or known is None else known.fresh
             pairs: Any = zip(docs, tfs)
-            if only is not None and keep:  # looked up in C, the postings kept as a dict
+            if wanted is not None and keep:  # looked up in C, the postings kept as a dict
                 found = per_term.counts(idx, variant, docs, tfs)
-                hit = found.keys() & only
+                hit = found.keys() & wanted
                 pairs = zip(hit, map(found.__getitem__, hit))
-            elif only is not None:
-                pairs = _restricted(docs, tfs, only)
+            elif wanted is not None:
+                pairs = _restricted(docs, tfs, wanted)
+            scores = {d: weight * tf / (tf + base + scale * dl[d]) for d, tf in pairs}
+            if earlier is not None:
+                scores = earlier | scores
+            if known is not None:
+                known.scores[variant] = scores
             if variant == term:  # a record appears once in a term's postings
-                own = {d: weight * tf / (tf + base + scale * dl[d]) for d, tf in pairs}
+                own = scores if known is None else dict(scores)  # (changed below)
                 continue
-            for d, tf in pairs:
-                s = weight * tf / (tf + base + scale * dl[d])
+            for d, s in scores.items():
                 if s > near.get(d, 0.0):
                     near[d] = s
         for d, s in near.items():  # a term counts once: as itself or as its best variant
             if s > own.get(d, 0.0):
                 fuzzy[d] = fuzzy.get(d, 0.0) + s
                 own.pop(d, None)
-        for d in (*own, *near):
-            held[d] = held.get(d, 0) + 1
+        held.update(own.keys())  # (counted in C)
+        held.update(near.keys())
         if not exact:
             exact = own
         else:
@@ -168,6 +178,25 @@ def match(
             for d, s in own.items():
                 exact[d] = get(d, 0.0) + s
     return exact, fuzzy, matched, held
+
+
+class Known:
+    """What one query's earlier ``match`` scored, for a later call over more records
+    (``lore.recall.prune`` scores a growing set): each variant's scores so far, and the
+    records this call adds (``fresh``). Set with ``grow`` before each call."""
+
+    def __init__(self) -> None:
+        self.scores: dict[str, dict[int, float]] = {}
+        self.seen: set[int] = set()
+        self.fresh: set[int] = set()
+
+    def grow(self, only: set[int]) -> None:
+        """The next call scores ``only``: what it adds is scored, the rest kept (all of
+        it scored afresh when ``only`` does not hold every record scored before)."""
+        if not self.seen <= only:
+            self.scores.clear()
+        self.fresh = only - self.seen if self.scores else only
+        self.seen = only
 
 
 def _restricted(docs: Any, tfs: Any, only: set[int]) -> Any:
@@ -193,13 +222,14 @@ def relevance(
     *,
     planned: Plan | None = None,
     only: set[int] | None = None,
+    known: Known | None = None,
 ) -> tuple[dict[int, float], dict[int, float], dict[int, float], set[str]]:
     """Each record's text score for ``terms`` (see ``lore.recall.ranking``): BM25 times coverage,
     a record that asks keeping ASK_SELF of it, plus what it inherits from its neighbours,
     times 1 + WINDOW_BOOST inside ``window``, times 1 + KIND_BOOST for a record of one of
     ``kinds`` (kind codes the query named). Returns (text, exact, fuzzy, matched).
-    ``planned``, ``only``: as ``match`` takes them."""
-    exact, fuzzy, matched, held = match(idx, terms, store, planned=planned, only=only)
+    ``planned``, ``only``, ``known``: as ``match`` takes them."""
+    exact, fuzzy, matched, held = match(idx, terms, store, planned=planned, only=only, known=known)
     text = dict(exact)
     for d, s in fuzzy.items():
         text[d] = text.get(d, 0.0) + s
