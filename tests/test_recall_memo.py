@@ -258,3 +258,27 @@ def test_tag_bit_sets_kept_through_changes_equal_fresh_ones(
             kept_through += 1
             assert {t: b for t, b in idx.tagbits.items() if b} == fresh, step
     assert 20 <= kept_through < 30  # kept through additions, dropped by edits
+
+
+def test_the_vocabulary_kept_through_additions_is_every_term_sorted(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Index.vocabulary`` (what typo and prefix matching walk) keeps the terms added
+    since the file was written, sorted, through each addition: it equals the sorted union
+    of the stored terms and every term added, new words and old ones alike."""
+    monkeypatch.setenv("LORE_NOW", "2026-06-15T00:00:00Z")
+    store.kept = {}
+    add(store, "observation", "deploy pipeline redis cache")
+    open_index(store).vocabulary()
+    from lore.index.persist import save_kept
+
+    save_kept(store)  # the file holds these words; what follows is added in memory
+    rng = random.Random(13)
+    for step in range(25):
+        idx = open_index(store)
+        assert list(idx.vocabulary()) == sorted(
+            set(idx.vocab.terms) | idx.more.keys() | idx.fresh.keys()
+        ), step
+        words = [*rng.sample(WORDS, 2), f"zz{rng.randrange(40)}", f"aa{step}"]
+        add(store, "observation", " ".join(words))
+    assert len(open_index(store).more) > 20  # words were added in memory

@@ -7,9 +7,7 @@ microsecond for 100,000 records, where a set of ints pays per member.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable
-from itertools import repeat
 from typing import Any
 
 _DIGITS = bytes.maketrans(b"\x00\x01", b"01")
@@ -17,9 +15,10 @@ _DIGITS = bytes.maketrans(b"\x00\x01", b"01")
 
 def of(docs: Iterable[Iterable[int]], size: int) -> int:
     """The records of every iterable in ``docs`` (each below ``size``), as one int."""
-    flags = bytearray(size)  # a byte per record, set to 1 in C, read back as binary digits
+    flags = bytearray(size)  # a byte per record, read back as binary digits
     for some in docs:
-        deque(map(flags.__setitem__, some, repeat(1)), maxlen=0)
+        for d in some:  # (a plain loop: the fastest way to set bytes, 30 ns each)
+            flags[d] = 1
     return of_flags(flags)
 
 

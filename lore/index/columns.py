@@ -152,6 +152,7 @@ class Columns:
         self.more: dict[str, array] = {}  # postings added since the blob was written
         self.dead = set()
         self._terms: Sequence[str] | None = None
+        self._added: list[str] | None = None  # terms added since the file, sorted (vocabulary)
         self._codes: dict[str, dict[Any, int]] = {}
         self._by_id: dict[str, int] | None = None
         # Records by id and by time as the file holds them (``lore.index.orders``), for
@@ -384,18 +385,18 @@ class Columns:
         self._entities = value
 
     def vocabulary(self) -> Sequence[str]:
-        """Every term, sorted (the stored ones as the file holds them, when no term was
-        added since)."""
+        """Every term, sorted: the stored ones as the file holds them, and those added
+        since (``_added``, kept sorted by each addition) merged in."""
         if self._terms is None:
             vocab = self._vocab
-            extra = self.fresh.keys() | self.more.keys()
-            added = sorted(term for term in extra if term not in vocab) if extra else []
-            if not added:
-                self._terms = vocab.terms
-            elif len(added) <= 256:  # a few new words since the file: seen merged in
-                self._terms = Merged(vocab.terms, added)
-            else:  # (a compaction put every term in ``fresh``)
-                self._terms = sorted(extra.union(vocab.terms.strings()))
+            added = self._added
+            if added is None:  # (then kept up to date by each addition: lore.index.write)
+                extra = self.fresh.keys() | self.more.keys()
+                added = sorted(term for term in extra if term not in vocab) if extra else []
+                self._added = added
+            # the words new since the file seen merged in (a new one costs a sort of
+            # those alone, not of every term: a long-lived process adds many)
+            self._terms = Merged(vocab.terms, added) if added else vocab.terms
         return self._terms
 
     def holding(self, terms: Iterable[str]) -> set[int]:

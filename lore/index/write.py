@@ -56,8 +56,11 @@ class Writable(Readable):
             column = more.get(term)
             if column is None:
                 column = more[term] = array("I")
-                if self._terms is not None and term not in self.vocab and term not in self.fresh:
-                    self._terms = None  # a new term: the sorted vocabulary is rebuilt
+                known = self._terms is not None or self._added is not None
+                if known and term not in self.vocab and term not in self.fresh:
+                    self._terms = None  # a new term: the sorted vocabulary is made again
+                    if self._added is not None:  # with it among the terms added
+                        self._added = sorted([*self._added, term])
             column.extend((doc, count))
         entities = getattr(record, "entities", None)
         for table, names in (("tags", record.tags), ("entities", entities)):
@@ -272,7 +275,7 @@ class Writable(Readable):
                 source["docs"] = array("i", (remap[d] if d >= 0 else -1 for d in docs)).tobytes()
         self.dead = set()
         self.build = clock.new_id("index")
-        self._terms = None
+        self._terms = self._added = None
         self._by_id = None
         self._id_order = self._time_order = None  # record numbers moved: sorted again
         self._ordered = 0

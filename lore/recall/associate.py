@@ -40,8 +40,11 @@ def associates(idx: Any, store: Any, term: str) -> dict[str, float]:
     if not column:
         return {}
     dead = idx.dead
+    most = min(ASSOC_MAX_DOCS, ASSOC_MAX_SHARE * idx.size)
+    if len(column) // 2 - len(dead) > most:  # in too many records, dead ones aside
+        return {}
     docs = [d for d in column[0::2] if d not in dead]
-    if len(docs) < ASSOC_MIN_COUNT or len(docs) > min(ASSOC_MAX_DOCS, ASSOC_MAX_SHARE * idx.size):
+    if len(docs) < ASSOC_MIN_COUNT or len(docs) > most:
         return {}
     together: Counter[str] = Counter()
     for d in docs:

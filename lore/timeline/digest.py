@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, bisect_right
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterator
-from itertools import compress, repeat
+from itertools import compress, islice, repeat
 from operator import itemgetter, neg, sub
 from typing import Any
 
@@ -172,10 +172,11 @@ def _names(
     parts = len(cuts) - 1
     part_of: Any
     stretches = None
-    if parts < 255:  # each record's part as a byte (255: none), set at C speed
+    if parts < 255:  # each record's part as a byte (255: none)
         part_of = bytearray(b"\xff") * len(idx.kinds)
         for p in range(parts):
-            deque(map(part_of.__setitem__, docs[cuts[p] : cuts[p + 1]], repeat(p)), maxlen=0)
+            for d in islice(docs, cuts[p], cuts[p + 1]):  # (a plain loop is the fastest)
+                part_of[d] = p
         stretches = _stretches(part_of)
     else:
         part_of = {}
