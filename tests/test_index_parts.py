@@ -293,3 +293,32 @@ def test_holding_is_the_intersection_of_every_terms_records(store: Store) -> Non
         assert idx.holding(terms) == plain(terms), terms
     assert idx.holding([]) == set()
     assert idx.holding(["py", "py"]) == plain(["py"])
+
+
+def test_a_projects_records_are_its_own_those_tagged_with_it_and_those_of_none(
+    store: Store,
+) -> None:
+    """``ProjectView.docs``: a record is in project alpha when its project is alpha, it
+    carries the tag alpha, or it has no project; the order is the index's."""
+    from lore.index.view import ProjectView
+
+    rng = random.Random(31)
+    made = []
+    for i in range(60):
+        record = build("decision", f"choice {i}", {}).record
+        record.project = rng.choice(["alpha", "beta", None])
+        record.tags = rng.choice([[], ["alpha"], ["gamma"]])
+        made.append(record)
+    store.add(made)
+    idx = open_index(store)
+    for project, tagging in (("alpha", True), ("beta", False), ("delta", False)):
+        view = ProjectView(store, project)
+        every = view.docs("decision", everywhere=True)
+        want = [
+            d
+            for d in every
+            if idx.projects[idx.proj[d]] in (project, None, "")
+            or (tagging and d in idx.tagged(project))
+        ]
+        assert view.docs("decision") == want, project
+        assert 0 < len(want) < len(every)

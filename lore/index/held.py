@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lore.index import dedup, tagbits
+from lore.index.columns import SEARCH_KINDS
 from lore.index.packed import unpack
 
 HOLD_MAX = 256 << 20  # bytes of index files held at most, all together
@@ -71,6 +72,9 @@ def hold(path: str, root: str, loads: Callable[[Any, str], Any]) -> bool:
     index._titles.strings()  # split once here, not in every near-duplicate check
     dedup.build(index)  # and their words sorted (lore.index.dedup)
     tagbits.build(index)  # each tag's records as a bit set, for the timeline
+    for kind in SEARCH_KINDS:  # each kind's shown records (resume lists several)
+        for flagged in (False, True):
+            index.docs(kind, flagged=flagged)
     index.entities  # noqa: B018 - unmarshalled once here: a capture naming a file adds to it
     HELD[path] = (key, index)
     HOLDER[:] = [os.getpid()]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterator, Sequence
 from itertools import compress
-from operator import itemgetter
+from operator import itemgetter, or_
 from typing import Any
 
 from lore.store.core import Store
@@ -36,8 +36,14 @@ class ProjectView:
         if not self.project or everywhere:
             return found
         codes, tagged = self._membership()
-        proj = self.index.proj
-        return [d for d in found if proj[d] in codes or d in tagged]
+        if not found:
+            return found
+        proj = self.index.proj  # (at C speed: a project's 17,000 decisions in one pass)
+        held = itemgetter(*found)(proj) if len(found) > 1 else (proj[found[0]],)
+        ours: Any = map(codes.__contains__, held)
+        if tagged:
+            ours = map(or_, ours, map(tagged.__contains__, found))
+        return list(compress(found, ours))
 
     def _membership(self) -> tuple[set[int], set[int]]:
         """(project codes, records tagged with the project) that make a record ours."""
