@@ -199,7 +199,7 @@ def rank_decisions(
 
     if not docs:
         return []
-    from operator import itemgetter
+    from operator import add, itemgetter
 
     idx = view.index
     pick = itemgetter(*docs) if len(docs) > 1 else lambda column: (column[docs[0]],)
@@ -215,7 +215,8 @@ def rank_decisions(
     exp = math.exp
     w_use = W_ACTIVATION * model.W_USE
     cit_known = idx.cit_valid  # ``dw`` holds each decision's citations' share (``cw``)
-    base = [w + c * exp(k * t) for w, t in zip(pick(idx.dw), aged, strict=True)]
+    # w + c * exp(k * t) for each, the same operations in the same order, in C
+    base = list(map(add, pick(idx.dw), map(c.__mul__, map(exp, map(k.__mul__, aged)))))
     pins = idx.pins
     if pins:  # a pinned decision is as fresh as a new one
         base = [
