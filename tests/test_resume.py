@@ -454,15 +454,20 @@ def test_recent_decisions_rank_by_importance_not_age(
     assert newest[0] in again and again.index(newest[0]) < again.index(newest[-1])
 
 
-@pytest.mark.parametrize(("seed", "one_time"), [(1, False), (2, False), (3, False), (4, True)])
+@pytest.mark.parametrize(
+    ("seed", "one_time", "alike"),
+    [(1, False, False), (2, False, False), (3, False, False), (4, True, False), (5, True, True)],
+)
 def test_the_first_decisions_are_those_of_valuing_every_decision(
-    store: Store, monkeypatch: pytest.MonkeyPatch, seed: int, one_time: bool
+    store: Store, monkeypatch: pytest.MonkeyPatch, seed: int, one_time: bool, alike: bool
 ) -> None:
     """rank_decisions looks up use and staleness only for the decisions that can still
     make the cut; the first n are those of working out every decision's value (the
     activation model's: use here, old or recent, citations, pins; stale advice lower).
     ``one_time``: every decision made in the same second, as an import makes them (keys
-    within rounding of each other: the long walk)."""
+    within rounding of each other: the long walk); ``alike``: most of them alike in every
+    column but their time (microseconds apart), so only each group's newest are worked
+    out."""
     import random
 
     from lore.capture.anchors import blob_id
@@ -481,23 +486,27 @@ def test_the_first_decisions_are_those_of_valuing_every_decision(
             "type": rng.choice(["architecture", "implementation", "naming", "other"]),
             "spec_quality": rng.choice([0.0, 0.4, 0.9]),
         }
-        if made and rng.random() < 0.3:
+        same = alike and rng.random() < 0.8  # alike in every column but the time
+        if same:
+            fields = {"outcome": "successful", "type": "architecture", "spec_quality": 0.9}
+        if made and rng.random() < 0.3 and not same:
             fields["related_decisions"] = [rng.choice(made[:5] + made)]
         month, day = (6, 1) if one_time else (1 + n % 12, 1 + n % 28)
-        record = decision(n, project=None, timestamp=f"2025-{month:02d}-{day:02d}T00:00:00Z")
+        micro = f".{rng.randrange(1000):06d}" if alike else ""  # (some at the same time)
+        record = decision(n, project=None, timestamp=f"2025-{month:02d}-{day:02d}T00:00:00{micro}Z")
         for name, value in fields.items():
             setattr(record, name, value)
-        if rng.random() < 0.05:
+        if rng.random() < 0.05 and not same:
             record.extra["pinned"] = True
-        if rng.random() < 0.3:
+        if rng.random() < 0.3 and not same:
             blob = rng.choice([blob_id(b"KEPT = 1\n"), blob_id(b"KEPT = 0\n")])
             record.extra["file_hashes"] = [{"path": str(kept), "blob": blob, "commit": None}]
         made.append(record.id)
         store.add([record])
     for day in ("2024-01-01", "2025-06-01", "2026-03-19"):  # old decisions used lately too
         monkeypatch.setenv("LORE_NOW", f"{day}T00:00:00Z")
-        for _ in range(rng.randint(1, 8)):
-            note_recalled(store.root, rng.sample(made, 6))
+        for _ in range(1 if alike else rng.randint(1, 8)):  # (alike: used a little)
+            note_recalled(store.root, rng.sample(made, 2 if alike else 6))
     monkeypatch.setenv("LORE_NOW", "2026-03-20T00:00:00Z")
     view = ProjectView(store, None)
     idx, docs = view.index, view.docs("decision")
@@ -524,6 +533,7 @@ def test_the_first_decisions_are_those_of_valuing_every_decision(
     plain = sorted(
         docs, key=lambda d: value(d) / (model.STALE_FACTOR if marks.check(d) else 1), reverse=True
     )
-    assert any(marks.check(d) for d in plain[:40]) and idx.pins and idx.cited_max() >= 2
+    assert alike or any(marks.check(d) for d in plain[:40])
+    assert idx.pins and idx.cited_max() >= 2
     for n in (1, 5, 10, 40):
         assert rank_decisions(view, docs, n, StaleMarks(view)) == every[:n], n

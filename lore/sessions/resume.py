@@ -285,11 +285,10 @@ def rank_decisions(
         # whose key plus ``reach`` is under it now never makes the cut. One pass keeps
         # the others; they are walked down from the best, each ending the walk as above.
         floor = best[-1] - reach if len(best) == n else -math.inf
-        rest = sorted(
-            (j for j in range(len(docs)) if key[j] >= floor and j not in final),
-            key=key.__getitem__,
-            reverse=True,
-        )
+        rest = [j for j in range(len(docs)) if key[j] >= floor and j not in final]
+        if len(rest) > n:
+            rest = _newest_alike(idx, rest, docs, times, n, used, anchored)
+        rest.sort(key=key.__getitem__, reverse=True)
         heapq.heapify(best)  # the n best values found: the n-th is best[0]
         for j in rest:
             if len(best) == n and key[j] + reach < best[0]:
@@ -302,6 +301,37 @@ def rank_decisions(
     # Ties: the newer first, then the later record.
     chosen = heapq.nlargest(n, ((v, times[j], docs[j]) for j, v in final.items()))
     return [d for _, _, d in chosen]
+
+
+def _newest_alike(
+    idx: Any,
+    rest: list[int],
+    docs: list[int],
+    times: Any,
+    n: int,
+    used: dict[str, Any],
+    anchored: bool,
+) -> list[int]:
+    """``rest`` (positions in ``docs``) less the decisions that cannot make the first
+    ``n``: among decisions alike in every column their exact value reads (weight,
+    citations, dated or not; none used here, pinned or naming files), a newer one is
+    worth at least as much (recency only falls with age) and comes first on a tie, so
+    only each group's ``n`` newest can."""
+    pins = idx.pins
+    kept: list[int] = []
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for j in rest:
+        d = docs[j]
+        if d in pins or (anchored and idx.anchored(d)) or (used and idx.id_of(d) in used):
+            kept.append(j)
+            continue
+        alike = (idx.dw[d], idx.cw[d], idx.cited_count(d), idx.ts[d] > 0)
+        groups.setdefault(alike, []).append(j)
+    for members in groups.values():
+        if len(members) > n:
+            members = heapq.nlargest(n, members, key=lambda j: (times[j], docs[j]))
+        kept += members
+    return kept
 
 
 class StaleMarks:
