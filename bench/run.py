@@ -1101,13 +1101,14 @@ def mcp_section(bench: Bench, stores: list[Store], out: Path) -> None:
         print(f"bench: no MCP rows ({exc})", file=sys.stderr)
         return
     calls, starts = (10, 3) if bench.quick else (40, 5)
-    load = os.getloadavg()
+    load, before = os.getloadavg(), mcp_server.host_speed()
     tables = []
     for store in stores:
         found = mcp_server.measure(store.root, store.cache, bench.cwd, calls, starts)
         tables += mcp_server.rows(store.name, found)
         print(f"  mcp [{store.name}]: {tables[-3:]}", file=sys.stderr)
-    write_section(out, mcp_server.section(tables, calls, load), mcp_server.BEGIN, mcp_server.END)
+    text = mcp_server.section(tables, calls, load, (before, mcp_server.host_speed()))
+    write_section(out, text, mcp_server.BEGIN, mcp_server.END)
 
 
 def fts5_section(bench: Bench, stores: list[Store], out: Path) -> None:
