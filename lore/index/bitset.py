@@ -58,9 +58,9 @@ def counted(sets: list[int]) -> list[int]:
 
 def exactly(planes: list[int], count: int, within: int) -> int:
     """The records of ``within`` whose count (``counted``'s planes) is ``count``."""
+    if count >> len(planes):  # more than any record's count can be
+        return 0
     out = within
     for k, plane in enumerate(planes):
         out &= plane if count >> k & 1 else ~plane
-    if count >> len(planes):
-        return 0
     return out

@@ -11,6 +11,7 @@ from array import array
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from operator import itemgetter
 from typing import Any
 
 from lore import clock
@@ -31,6 +32,15 @@ SEARCH_KINDS = (
     "concept",
 )
 DEDUPE_KINDS = ("decision", "pattern", "anti-pattern")  # as lore.capture checks them
+
+
+def gather(column: Any, docs: Any) -> tuple[Any, ...]:
+    """``column[d]`` for each of ``docs``, in C (``itemgetter``: about twice the speed of
+    ``map`` with the column's ``__getitem__``)."""
+    if len(docs) > 1:
+        return itemgetter(*docs)(column)
+    return tuple(map(column.__getitem__, docs))
+
 
 # Per-record columns and their array typecodes: time (epoch seconds), project code,
 # static importance, a decision's resume weight, weighted length, the creation line's

@@ -15,13 +15,13 @@ from typing import Any
 
 from lore import timeexpr
 from lore.index import orders
-from lore.index.columns import SEARCH_KINDS
+from lore.index.columns import SEARCH_KINDS, gather
 from lore.index.persist import Index, open_index
 from lore.recall.core import searchable_kinds
 from lore.store.core import Store
 from lore.timeexpr import Period
 from lore.timeline import cache
-from lore.timeline.digest import gather, line_of, summaries
+from lore.timeline.digest import line_of, summaries
 
 LISTS = {None: "years", "year": "months", "month": "weeks", "week": "days", "day": "records"}
 _SHOWN = bytes([1] + [0] * 255)  # translate: a hidden flag 0 -> 1 (shown), others -> 0
