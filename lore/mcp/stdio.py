@@ -4,6 +4,11 @@ ever: bytes that are not UTF-8 and lines that are not JSON (or nest deeper than 
 parsers go) get a parse error, a batch gets one error per request it holds (batches are
 not supported), a message nested absurdly deep an invalid-request error. The answer goes
 out through the SDK's own writer, so it never tears another message.
+
+When stdin and stdout are pipes or sockets (as an agent starts the server), the event loop
+reads and writes them itself (``lore.mcp.pipes``) instead of handing every line to a worker
+thread, the SDK's default: three thread hops a call fewer. A terminal or a file keeps the
+thread.
 """
 
 from __future__ import annotations
@@ -94,12 +99,22 @@ async def run(server: Any) -> None:
     """Serve ``server`` (an ``MCPServer``) on this process's stdin and stdout."""
     import anyio
     from mcp.server.stdio import stdio_server
-    from mcp.shared.message import SessionMessage
+
+    from lore.mcp import pipes
 
     answers_in, answers_out = anyio.create_memory_object_stream[Any](100)
-    stdin = anyio.wrap_file(sys.stdin.buffer)
     lowlevel = server._lowlevel_server
-    async with stdio_server(stdin=_Screened(stdin, answers_in)) as (read_stream, write_stream):  # type: ignore[arg-type]
+    async with pipes.claimed() as (lines, stdout):
+        stdin: Any = lines if lines is not None else anyio.wrap_file(sys.stdin.buffer)
+        screened = _Screened(stdin, answers_in)
+        await _serve(lowlevel, stdio_server(stdin=screened, stdout=stdout), answers_out)  # type: ignore[arg-type]
+
+
+async def _serve(lowlevel: Any, transport: Any, answers_out: Any) -> None:
+    import anyio
+    from mcp.shared.message import SessionMessage
+
+    async with transport as (read_stream, write_stream):
 
         async def answer() -> None:
             async with answers_out:
