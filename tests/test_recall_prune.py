@@ -154,6 +154,8 @@ def test_the_first_records_are_those_of_scoring_every_record(
         {"project": "alpha"},
         {"here": "beta"},
         {"since": "2026-03-01"},
+        {"here": "nowhere"},  # no such project, no such tag: no record gets the part
+        {"here": "thread-1"},  # no such project, but records tagged with it
     ]
     for i, query in enumerate(queries(seed, 40)):
         for limit in (1, 5, 10):
@@ -171,6 +173,8 @@ OPTIONS: list[dict[str, Any]] = [
     {"here": "beta"},
     {"since": "2026-03-01"},
     {"here": "alpha", "kinds": ("decision", "pattern", "anti-pattern")},
+    {"here": "nowhere"},
+    {"here": "thread-2"},
 ]
 
 

@@ -336,16 +336,6 @@ def _score(
     def recency(d: int) -> float:
         return 0.5 ** (max(now - ts[d], 0.0) / halves[kinds[d]]) if ts[d] else 0.0
 
-    def base(d: int) -> float:
-        """The score without the parts that need the id (use, citations, staleness)."""
-        fresh = 1.0 if d in pins else recency(d)
-        mine = proj[d] == code or d in tagged
-        return (
-            ranking.W_TEXT * text[d] / top_text
-            + w_act * (w_fresh * fresh + w_value * own(d))
-            + ranking.W_PROJECT * mine
-        )
-
     def activation(d: int) -> model.Activation:
         rid = idx.id_of(d)
         use = used.get(rid)
@@ -385,8 +375,10 @@ def _score(
         # The limit-th best score is at least ``bar``; the comparisons below allow for
         # rounding (a record can reach the bound exactly), so they keep a hair more.
         bar = firsts[limit - 1] - _MARGIN
-        others = w_act + ranking.W_PROJECT
-        floor = (bar - others) / ranking.W_TEXT * top_text
+        # Without a project here (no records of it, none tagged with it) no record gets
+        # the project's part, so it is not counted in what the others may add.
+        project = ranking.W_PROJECT if code >= 0 or tagged else 0.0
+        floor = (bar - w_act - project) / ranking.W_TEXT * top_text
         pool = [d for d, v in text.items() if v >= floor or d in totals]
         top_use = most_used(store.root)
         top_cited = idx.cited_max()
@@ -395,13 +387,29 @@ def _score(
         fresher = w_act * w_fresh if used else 0.0
         # A record never used here gains from citations alone (and no fresher last use).
         unused_gain = w_act * model.W_USE * model.use_share(0, top_cited)
+        # Freshness adds at most w_act * w_fresh, whatever a record's age (a fresher last
+        # use only brings it up to that): a record below the bar with that much is out
+        # before its age is worked out.
+        most_fresh = w_act * w_fresh + gain
+        scale = ranking.W_TEXT / top_text
 
         def may_reach(d: int) -> bool:
             if d in totals:
                 return True
-            own_part = base(d)
-            if own_part + gain + (fresher * (1.0 - recency(d)) if d not in pins else 0.0) < bar:
+            own_part = scale * text[d] + w_act * w_value * own(d)
+            if project and (proj[d] == code or d in tagged):
+                own_part += project
+            if own_part + most_fresh < bar:
                 return False
+            if d in pins:
+                own_part += w_act * w_fresh
+                if own_part + gain < bar:
+                    return False
+            else:
+                fresh = recency(d)
+                own_part += w_act * w_fresh * fresh
+                if own_part + gain + fresher * (1.0 - fresh) < bar:
+                    return False
             # its id is looked up only when use is what could lift it to the bar
             return own_part + unused_gain >= bar or idx.id_of(d) in used
 
