@@ -44,3 +44,17 @@ def test_a_column_of_flags_is_the_records_flagged(flags: list[int]) -> None:
     want = [d for d, f in enumerate(flags) if f]
     for column in (bytes(flags), bytearray(flags), memoryview(bytes(flags))):
         assert bitset.members(bitset.of_flags(column)) == want
+
+
+def test_members_sparse_in_between_and_dense() -> None:
+    """``members`` reads a sparse or dense set byte by byte and one in between as
+    digits: each way gives the records, in order."""
+    import random
+
+    rng = random.Random(7)
+    for size in (9, 100_000):
+        for count in (1, 3, size // 70, size // 9, size // 3, size * 3 // 4, size):
+            docs = sorted(rng.sample(range(size), count))
+            assert bitset.members(bitset.of([docs], size)) == docs, (size, count)
+    assert bitset.members(1 << 99_999) == [99_999]
+    assert bitset.members((1 << 64) - 1) == list(range(64))

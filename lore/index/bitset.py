@@ -30,9 +30,26 @@ def of_flags(flags: Any) -> int:
     return int(flags.translate(_DIGITS)[::-1], 2) if flags else 0
 
 
+_NONZERO = bytes([0] + [1] * 255)
+_BITS = [tuple(i for i in range(8) if value >> i & 1) for value in range(256)]
+
+
 def members(bits: int) -> list[int]:
     """The records of ``bits`` (a non-negative int), in increasing order."""
-    digits = format(bits, "b")[::-1]
+    size = (bits.bit_length() + 7) // 8
+    count = bits.bit_count()
+    if count < size // 8 or count > size * 2:  # sparse or dense: byte by byte
+        data = bits.to_bytes(size, "little")
+        find = data.translate(_NONZERO).find  # the bytes holding a record, found in C
+        found: list[int] = []
+        at = find(1)
+        while at >= 0:
+            base = at * 8
+            for i in _BITS[data[at]]:
+                found.append(base + i)
+            at = find(1, at + 1)
+        return found
+    digits = format(bits, "b")[::-1]  # in between: the bits as text, a record a digit
     out: list[int] = []
     find = digits.find
     at = find("1")
