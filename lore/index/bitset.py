@@ -40,14 +40,14 @@ def members(bits: int) -> list[int]:
     count = bits.bit_count()
     if count < size // 8 or count > size * 2:  # sparse or dense: byte by byte
         data = bits.to_bytes(size, "little")
-        find = data.translate(_NONZERO).find  # the bytes holding a record, found in C
+        seek = data.translate(_NONZERO).find  # the bytes holding a record, found in C
         found: list[int] = []
-        at = find(1)
+        at = seek(1)
         while at >= 0:
             base = at * 8
             for i in _BITS[data[at]]:
                 found.append(base + i)
-            at = find(1, at + 1)
+            at = seek(1, at + 1)
         return found
     digits = format(bits, "b")[::-1]  # in between: the bits as text, a record a digit
     out: list[int] = []
