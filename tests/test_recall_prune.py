@@ -229,21 +229,30 @@ def test_the_bound_holds_for_every_record_and_is_reached(
 ) -> None:
     """What the proof rests on: no record's score holds more besides its text than
     ``core.besides_text``, and a pinned, much used, fully important decision of the
-    current project holds exactly that (so any smaller bound would be wrong)."""
+    current project holds exactly that (so any smaller bound would be wrong). Where no
+    record can get the project's part (no project here, or one no record belongs to or
+    is tagged with), the bound leaves it out, and is still reached."""
     from lore.recall import ranking
 
     make_store(store, 4, files=tmp_path / "files")
     monkeypatch.setenv("LORE_NOW", "2026-06-15T00:00:00Z")
     idx = open_index(store)
-    bound = core.besides_text(store, idx)
-    most = 0.0
-    for i, query in enumerate(queries(4, 20, typos=True)):
+    most: dict[str | None, float] = {}
+    for i, query in enumerate(queries(4, 24, typos=True)):
         extra = OPTIONS[i % len(OPTIONS)]
+        here = extra.get("project") or extra.get("here")
+        bound = core.besides_text(store, idx, here)
         for r in core.rank(store, query, limit=0, index=idx, **extra).ranked:
             besides = r.score - ranking.W_TEXT * r.parts["relevance"]
             assert besides <= bound + 1e-12, (query, r.parts)
-            most = max(most, besides)
-    assert most == pytest.approx(bound, abs=1e-9)
+            most[here] = max(most.get(here, 0.0), besides)
+    with_project = core.besides_text(store, idx, "alpha")
+    assert most["alpha"] == pytest.approx(with_project, abs=1e-9)
+    for nothing in (None, "nowhere"):
+        without = core.besides_text(store, idx, nothing)
+        assert without == pytest.approx(with_project - ranking.W_PROJECT, abs=1e-12)
+        assert most[nothing] == pytest.approx(without, abs=1e-9)
+    assert core.besides_text(store, idx, "thread-2") == with_project  # a tag some records carry
 
 
 def test_a_bound_too_tight_is_caught(
@@ -256,7 +265,9 @@ def test_a_bound_too_tight_is_caught(
     make_store(store, 4, files=tmp_path / "files")
     monkeypatch.setenv("LORE_NOW", "2026-06-15T00:00:00Z")
     exact = core.besides_text
-    monkeypatch.setattr(core, "besides_text", lambda s, i: exact(s, i) - ranking.W_ACTIVATION)
+    monkeypatch.setattr(
+        core, "besides_text", lambda s, i, here=None: exact(s, i, here) - ranking.W_ACTIVATION
+    )
     assert differences(store, 4)
 
 

@@ -220,7 +220,8 @@ def rank(
             )
             found = (*finish(text, exact, fuzzy), matched)
         elif limit > 0 and not show_hidden and count is False:
-            found = _pruned(store, idx, terms, planned, window, boost, limit, finish)
+            mine = project or here
+            found = _pruned(store, idx, terms, planned, window, boost, limit, finish, mine)
         if found is not None:
             ranked, text, matched = found
             total = None  # only the records that could make the first ``limit`` were scored
@@ -250,9 +251,11 @@ def _pruned(
     boost: set[int],
     limit: int,
     finish: Any,
+    here: str | None,
 ) -> tuple[list[Ranked], dict[int, float], set[str]] | None:
     """``rank``'s answer from the records that can still make the first ``limit``
-    (``lore.recall.prune``), or None when that set cannot be proved enough."""
+    (``lore.recall.prune``), or None when that set cannot be proved enough. ``here``: the
+    project whose records score its part."""
     from lore.recall import prune
 
     factor = 1.0
@@ -260,7 +263,7 @@ def _pruned(
         factor *= 1.0 + signals.WINDOW_BOOST
     if boost:
         factor *= 1.0 + signals.KIND_BOOST
-    others = besides_text(store, idx)
+    others = besides_text(store, idx, here)
     matched: set[str] = set()
     known = signals.Known()  # each round scores more records: only those are new
 
@@ -279,20 +282,28 @@ def _pruned(
     return found[0], found[1], matched
 
 
-def besides_text(store: Store, idx: Index) -> float:
+def besides_text(store: Store, idx: Index, here: str | None = None) -> float:
     """The most any record's score can hold besides its text (``lore.recall.ranking``):
     W_ACTIVATION x the largest activation a record of this store can have (freshness and
     importance at most 1 each; use at most the share of the most used id here and the most
-    cited record) + W_PROJECT. Staleness and hiding only multiply a score by less than 1,
-    and keeping a record below its replacement only lowers it, so no score is above its
-    text part plus this."""
+    cited record) + W_PROJECT when some record can get it (``project_part``). Staleness and
+    hiding only multiply a score by less than 1, and keeping a record below its replacement
+    only lowers it, so no score is above its text part plus this."""
     from lore.dynamics import activation as model
     from lore.index.history import most_used
 
     top_use = most_used(store.root)
     share = model.use_share(top_use, idx.cited_max())
     most = model.W_FRESH * 1.0 + model.W_USE * share + model.W_VALUE * 1.0
-    return ranking.W_ACTIVATION * most + ranking.W_PROJECT
+    return ranking.W_ACTIVATION * most + project_part(idx, here)
+
+
+def project_part(idx: Index, here: str | None) -> float:
+    """The project's part a record can get: W_PROJECT if ``here`` is a project some record
+    belongs to or a tag some record carries, else nothing (no record gets it)."""
+    if here and (idx.project_code(here) >= 0 or idx.tags.get(here)):
+        return ranking.W_PROJECT
+    return 0.0
 
 
 def _score(
@@ -377,7 +388,7 @@ def _score(
         bar = firsts[limit - 1] - _MARGIN
         # Without a project here (no records of it, none tagged with it) no record gets
         # the project's part, so it is not counted in what the others may add.
-        project = ranking.W_PROJECT if code >= 0 or tagged else 0.0
+        project = ranking.W_PROJECT if code >= 0 or tagged else 0.0  # (as project_part)
         floor = (bar - w_act - project) / ranking.W_TEXT * top_text
         pool = [d for d, v in text.items() if v >= floor or d in totals]
         top_use = most_used(store.root)
