@@ -20,6 +20,7 @@ from lore.recall import terms as per_term
 # A record inherits at most this share of a neighbour's text score (the larger share).
 INHERIT = max(signals.ASK_NEXT, signals.CONTEXT_NEXT, signals.CONTEXT_PREV)
 FIRST_POOL = 16  # records scored at first, at least: those holding the most terms
+FEW_MORE = 64  # the next level's linked records, at most, taken into the first round
 MARGIN = 1e-9
 
 Evaluate = Callable[[set[int]], tuple[list[Any], dict[int, float]]]
@@ -178,10 +179,21 @@ def search(
         pool.extend(levels.docs(ladder[wide]))
         wide += 1
     linked = wide
+    if linked < len(ladder):
+        # The next level's records with a neighbour: what a second round most often adds
+        # (the scores they could pass on are what keeps the first from being proved
+        # enough); taken now when they are few, so that one round does.
+        more = levels.docs(ladder[linked], linked=True)
+        if len(more) <= FEW_MORE:
+            pool.extend(more)
+            linked += 1
+    scored = -1  # how many records of ``pool`` the last evaluation had
     while True:
         below = levels.bound(ladder[wide]) if wide < len(ladder) else 0.0
         linked_below = levels.bound(ladder[linked]) if linked < len(ladder) else 0.0
-        ranked, text = evaluate(with_neighbours(idx, pool))
+        if len(pool) != scored:  # (a step that added no record leaves the answer as it was)
+            ranked, text = evaluate(with_neighbours(idx, pool))
+            scored = len(pool)
         if wide >= len(ladder):
             return ranked, text  # every matching record was scored
         alone, passed = boost * below, boost * (1.0 + INHERIT) * linked_below
