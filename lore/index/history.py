@@ -91,11 +91,12 @@ def usage(root: DataRoot) -> dict[str, Use]:
     return table
 
 
-def most_used(root: DataRoot) -> int:
+def most_used(root: DataRoot, table: dict[str, Use] | None = None) -> int:
     """The largest use count (recalled and injected) of any id here (0: none), kept with
     the process's reading of the history, so a long-lived process does not go through
-    every id for it on every query."""
-    table = usage(root)
+    every id for it on every query. ``table``: ``usage(root)``, if read already."""
+    if table is None:
+        table = usage(root)
     top = _TOP.get(id(table))
     if top is None:
         top = _TOP[id(table)] = max((u.total for u in table.values()), default=0)

@@ -12,7 +12,7 @@ from lore import clock, timeexpr
 from lore.errors import UsageError
 from lore.index import analyze, weight
 from lore.index.columns import SEARCH_KINDS
-from lore.index.history import note_recalled
+from lore.index.history import most_used, note_recalled, usage
 from lore.index.persist import Index, open_index
 from lore.model import Record, kind_class
 from lore.recall import intent, ranking, signals
@@ -120,6 +120,19 @@ class Asked:
     kinds: list[str] = field(default_factory=list)
 
 
+@dataclass
+class Uses:
+    """This machine's use of records (``lore.index.history``): each id's, and the most."""
+
+    table: dict[str, Any]
+    top: int
+
+    @classmethod
+    def of(cls, store: Store) -> Uses:
+        table = usage(store.root)
+        return cls(table, most_used(store.root, table))
+
+
 def rank(
     store: Store,
     query: str,
@@ -166,6 +179,14 @@ def rank(
     if n == 0 or not (terms or named):
         return Ranking(idx, [], 0, set(), window, named)
     boost = {SEARCH_KINDS.index(k) for k in named}
+    read: list[Uses] = []
+
+    def uses() -> Uses:
+        """This machine's use of the records, read once for the query (each read checks
+        four files)."""
+        if not read:
+            read.append(Uses.of(store))
+        return read[0]
 
     def finish(
         text: dict[int, float], exact: dict[int, float], fuzzy: dict[int, float]
@@ -195,7 +216,7 @@ def rank(
             }
         if not text:
             return [], text
-        scored = _score(store, idx, text, exact, fuzzy, project or here, limit, show_hidden)
+        scored = _score(store, idx, text, exact, fuzzy, project or here, limit, show_hidden, uses())
         return scored, text
 
     if not terms:  # only kinds (and a time): those records, inside the window
@@ -221,7 +242,7 @@ def rank(
             found = (*finish(text, exact, fuzzy), matched)
         elif limit > 0 and not show_hidden and count is False:
             mine = project or here
-            found = _pruned(store, idx, terms, planned, window, boost, limit, finish, mine)
+            found = _pruned(store, idx, terms, planned, window, boost, limit, finish, mine, uses())
         if found is not None:
             ranked, text, matched = found
             total = None  # only the records that could make the first ``limit`` were scored
@@ -252,6 +273,7 @@ def _pruned(
     limit: int,
     finish: Any,
     here: str | None,
+    uses: Uses | None = None,
 ) -> tuple[list[Ranked], dict[int, float], set[str]] | None:
     """``rank``'s answer from the records that can still make the first ``limit``
     (``lore.recall.prune``), or None when that set cannot be proved enough. ``here``: the
@@ -263,7 +285,7 @@ def _pruned(
         factor *= 1.0 + signals.WINDOW_BOOST
     if boost:
         factor *= 1.0 + signals.KIND_BOOST
-    others = besides_text(store, idx, here)
+    others = besides_text(store, idx, here, uses)
     matched: set[str] = set()
     known = signals.Known()  # each round scores more records: only those are new
 
@@ -282,7 +304,9 @@ def _pruned(
     return found[0], found[1], matched
 
 
-def besides_text(store: Store, idx: Index, here: str | None = None) -> float:
+def besides_text(
+    store: Store, idx: Index, here: str | None = None, uses: Uses | None = None
+) -> float:
     """The most any record's score can hold besides its text (``lore.recall.ranking``):
     W_ACTIVATION x the largest activation a record of this store can have (freshness and
     importance at most 1 each; use at most the share of the most used id here and the most
@@ -290,9 +314,8 @@ def besides_text(store: Store, idx: Index, here: str | None = None) -> float:
     hiding only multiply a score by less than 1, and keeping a record below its replacement
     only lowers it, so no score is above its text part plus this."""
     from lore.dynamics import activation as model
-    from lore.index.history import most_used
 
-    top_use = most_used(store.root)
+    top_use = (uses or Uses.of(store)).top
     share = model.use_share(top_use, idx.cited_max())
     most = model.W_FRESH * 1.0 + model.W_USE * share + model.W_VALUE * 1.0
     return ranking.W_ACTIVATION * most + project_part(idx, here)
@@ -315,6 +338,7 @@ def _score(
     here: str | None,
     limit: int,
     show_hidden: bool,
+    uses: Uses,
 ) -> list[Ranked]:
     """Blend the components (``lore.recall.ranking``) for the records that can make the top.
 
@@ -327,11 +351,10 @@ def _score(
     pruned: demoting superseded records below their replacements can reorder the top.
     """
     from lore.dynamics import activation as model
-    from lore.index.history import most_used, usage
 
     top_text = max(text.values())
     now = clock.parse_timestamp(clock.now()).timestamp()
-    used = usage(store.root)
+    used = uses.table
     failure = SEARCH_KINDS.index("failure")
     kinds, imp, ts, grp, proj = idx.kinds, idx.imp, idx.ts, idx.grp, idx.proj
     pins = idx.pins
@@ -391,7 +414,7 @@ def _score(
         project = ranking.W_PROJECT if code >= 0 or tagged else 0.0  # (as project_part)
         floor = (bar - w_act - project) / ranking.W_TEXT * top_text
         pool = [d for d, v in text.items() if v >= floor or d in totals]
-        top_use = most_used(store.root)
+        top_use = uses.top
         top_cited = idx.cited_max()
         # What use can add: its share, and (a last use raising freshness) the rest of it.
         gain = w_act * model.W_USE * model.use_share(top_use, top_cited)
