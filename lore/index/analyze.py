@@ -6,6 +6,7 @@ and the normalized form the near-duplicate check compares. Pure; no I/O.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 TITLE_WEIGHT = 3  # an integer: weighted term counts stay integers in the index
@@ -97,6 +98,15 @@ def stem(word: str) -> str:
     if len(_stem_cache) < 200_000:
         _stem_cache[word] = w
     return w
+
+
+def stems(words: Iterable[str]) -> list[str]:
+    """``stem`` of each of ``words``, in order (the ones stemmed before looked up in C)."""
+    words = list(words)
+    found = list(map(_stem_cache.get, words))
+    if None in found:
+        found = [s if s is not None else stem(w) for s, w in zip(found, words, strict=True)]
+    return found  # type: ignore[return-value]
 
 
 def light_stem(word: str) -> str:

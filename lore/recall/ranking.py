@@ -71,7 +71,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from lore.dynamics.activation import STALE_FACTOR, Activation
-from lore.index.analyze import WORD, stem
+from lore.index.analyze import WORD, stem, stems
 
 # --- weights and parameters (documented in the module docstring) --------------------------
 
@@ -154,21 +154,22 @@ def marked(text: str, matched: Iterable[str]) -> tuple[int, str]:
     flat = " ".join(text.split())
     spans: list[tuple[int, int]] = []
     hits: set[str] = set()
-    # In a file path, a match marks its whole component (``src/»test_orders.py«``), once.
-    components = {}
-    for path in _PATH.finditer(flat):
-        at = path.start()
-        for part in path.group().split("/"):
-            for i in range(at, at + len(part)):
-                components[i] = (at, at + len(part))
-            at += len(part) + 1
-    for match in WORD.finditer(flat):
-        term = stem(match.group().lower())
-        if term in wanted:
-            span = components.get(match.start(), (match.start(), match.end()))
-            if not spans or spans[-1] != span:
-                spans.append(span)
-            hits.add(term)
+    if not wanted.isdisjoint(stems(map(str.lower, WORD.findall(flat)))):  # (most hold none)
+        # In a file path, a match marks its whole component (``src/»test_orders.py«``), once.
+        components = {}
+        for path in _PATH.finditer(flat):
+            at = path.start()
+            for part in path.group().split("/"):
+                for i in range(at, at + len(part)):
+                    components[i] = (at, at + len(part))
+                at += len(part) + 1
+        for match in WORD.finditer(flat):
+            term = stem(match.group().lower())
+            if term in wanted:
+                span = components.get(match.start(), (match.start(), match.end()))
+                if not spans or spans[-1] != span:
+                    spans.append(span)
+                hits.add(term)
     start, end = 0, len(flat)
     if len(flat) > SNIPPET_CHARS:
         first = spans[0][0] if spans else 0
