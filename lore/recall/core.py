@@ -5,7 +5,10 @@ modes (failures, triggers, context, brief) in ``lore.recall.modes``.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from lore import clock, timeexpr
@@ -25,12 +28,33 @@ _MARGIN = 1e-9  # what pruning allows for rounding (scores are sums of a few flo
 
 @dataclass
 class Hit:
+    """A record found, its score and the parts of it; ``title`` and ``snippet``, what text
+    output shows, are worked out on first use (a JSON answer never needs them)."""
+
     record: Record
     score: float
     parts: dict[str, float] = field(default_factory=dict)
-    snippet: str = ""
-    title: str = ""  # the title as text output shows it (paths relative to the repository)
     stale: list[str] = field(default_factory=list)  # its files that changed since capture
+    # The terms a snippet marks (None: no snippet, no title) and the repository's path to
+    # cut from paths (None: not inside one), looked up once for all the hits of a search.
+    matched: set[str] | None = field(default=None, repr=False, compare=False)
+    prefix: Callable[[], str | None] = field(default=lambda: None, repr=False, compare=False)
+
+    @property
+    def title(self) -> str:
+        """The title as text output shows it (paths relative to the repository)."""
+        return self._shown[0]
+
+    @property
+    def snippet(self) -> str:
+        """The value that matches the most of the query's terms, marked and cut."""
+        return self._shown[1]
+
+    @cached_property
+    def _shown(self) -> tuple[str, str]:
+        if self.matched is None:
+            return "", ""
+        return _shown(self.record, self.matched, self.prefix())
 
     def to_dict(self, *, explain: bool = False) -> dict[str, Any]:
         out = result_dict(self.record, self.score)
@@ -534,36 +558,46 @@ def _below_replacements(idx: Index, ranked: list[Ranked]) -> None:
 
 
 def hits(store: Store, idx: Index, ranked: list[Ranked], matched: set[str]) -> list[Hit]:
-    """Read the records behind ``ranked`` and pick each one's best snippet (paths under
-    the repository around the working directory shown relative to it)."""
+    """Read the records behind ``ranked``; each hit's best snippet is picked when it is
+    first asked for (paths under the repository around the working directory shown
+    relative to it)."""
+    prefix = functools.cache(_repo_prefix)
+    records = idx.fetch_many(store, [r.doc for r in ranked])
+    return [
+        Hit(record, r.score, r.parts, r.stale, matched, prefix)
+        for r, record in zip(ranked, records, strict=True)
+    ]
+
+
+def _repo_prefix() -> str | None:
     from lore.git.info import find_repo
 
     repo = find_repo()
-    prefix = str(repo.top).rstrip("/") + "/" if repo is not None else None
-    out = []
-    for r, record in zip(ranked, idx.fetch_many(store, [r.doc for r in ranked]), strict=True):
-        kind = record.KIND
-        values: list[str] = []
-        title = getattr(record, kind.title, None)
-        shown = " ".join(title.split()) if isinstance(title, str) else ""
-        for name in kind.search:
-            if name in (kind.title, "tags"):  # the title is on the first line already
-                continue
-            value = getattr(record, name, None)
-            if isinstance(value, str):
-                # A session's message starts with its summary (the title): show the rest.
-                flat = " ".join(value.split())
-                if shown and flat.startswith(shown):
-                    value = flat[len(shown) :].strip()
-                values.append(value)
-            elif isinstance(value, list):
-                values.extend(v for v in value if isinstance(v, str))
-        if prefix:
-            values = [v.replace(prefix, "") for v in values]
-            shown = shown.replace(prefix, "")
-        snippet = ranking.best_snippet(values, matched)
-        out.append(Hit(record, r.score, r.parts, snippet, shown, r.stale))
-    return out
+    return str(repo.top).rstrip("/") + "/" if repo is not None else None
+
+
+def _shown(record: Record, matched: set[str], prefix: str | None) -> tuple[str, str]:
+    """``record``'s title as text output shows it, and its best snippet for ``matched``."""
+    kind = record.KIND
+    values: list[str] = []
+    title = getattr(record, kind.title, None)
+    shown = " ".join(title.split()) if isinstance(title, str) else ""
+    for name in kind.search:
+        if name in (kind.title, "tags"):  # the title is on the first line already
+            continue
+        value = getattr(record, name, None)
+        if isinstance(value, str):
+            # A session's message starts with its summary (the title): show the rest.
+            flat = " ".join(value.split())
+            if shown and flat.startswith(shown):
+                value = flat[len(shown) :].strip()
+            values.append(value)
+        elif isinstance(value, list):
+            values.extend(v for v in value if isinstance(v, str))
+    if prefix:
+        values = [v.replace(prefix, "") for v in values]
+        shown = shown.replace(prefix, "")
+    return shown, ranking.best_snippet(values, matched)
 
 
 def recall(
