@@ -6,6 +6,7 @@ with lore's usage code, like every other error; the server itself never stops on
 
 from __future__ import annotations
 
+import functools
 import inspect
 from importlib import import_module
 from typing import Any
@@ -29,17 +30,21 @@ Record as you go: `remember` (a decision and why), `learn` (a pattern that worke
 Errors come back as {"ok": false, "error", "code"}; fix the arguments and call again."""
 
 
+@functools.cache
+def _parameters(name: str) -> tuple[str, ...] | None:
+    """The arguments tool ``name`` takes (None: no such tool), read once per tool."""
+    spec = next((spec for spec in TOOLS if spec.name == name), None)
+    return None if spec is None else tuple(inspect.signature(spec.fn).parameters)
+
+
 def _unknown_arguments(name: str, arguments: dict[str, Any]) -> UsageError | None:
     """Arguments the tool does not take (a misspelt one would be dropped silently)."""
+    known = _parameters(name)
+    if known is None or not (arguments or {}).keys() - set(known):
+        return None
     from difflib import get_close_matches
 
-    spec = next((spec for spec in TOOLS if spec.name == name), None)
-    if spec is None:
-        return None
-    known = list(inspect.signature(spec.fn).parameters)
     unknown = sorted(set(arguments or {}) - set(known))
-    if not unknown:
-        return None
     close = [m for arg in unknown for m in get_close_matches(arg, known, n=1)]
     hint = f" (did you mean {', '.join(repr(m) for m in close)}?)" if close else ""
     listed = ", ".join(repr(arg) for arg in unknown)
