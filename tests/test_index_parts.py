@@ -263,6 +263,39 @@ def test_a_held_index_is_taken_only_by_a_child_and_only_while_its_file_is_unchan
         held.HOLDER.clear()
 
 
+def test_the_holder_applies_what_the_files_gained_and_a_child_finds_nothing_left(
+    store: Store,
+) -> None:
+    """``held.refresh``: records captured since the index file was written (fewer than
+    SAVE_AFTER, so the file stays) are applied once in the holder; a forked worker takes
+    an index that holds them, and its own refresh finds nothing more to apply. An edit
+    after that is still seen by the worker's refresh."""
+    from lore.index import held
+    from lore.index.persist import Index, index_path, save
+
+    first = build("decision", "Use Postgres", {}).record
+    store.add([first])
+    save(open_index(store), store.root)
+    path, root = str(index_path(store.root)), str(store.path)
+    later = [build("decision", f"Cache the orders {k}", {}).record for k in range(3)]
+    store.add(later)
+    try:
+        assert held.hold(path, root, Index.loads)
+        held.refresh(path, root)
+        held.HOLDER[:] = [-1]  # as seen from a forked child
+        taken = held.take(path)
+        assert taken is not None
+        wanted = {first.id, *(r.id for r in later)}
+        assert set(taken.find_ids(wanted)) == wanted  # applied by the holder
+        assert taken.refresh(store) is False  # nothing left for the worker
+        store.revise(later[0].id, {"decision": "Cache the invoices"})
+        assert taken.refresh(store) is True  # a change after the holder's refresh
+        assert "invoic" in taken.vocabulary()
+    finally:
+        held.HELD.clear()
+        held.HOLDER.clear()
+
+
 def test_holding_is_the_intersection_of_every_terms_records(store: Store) -> None:
     """``Columns.holding`` (the rarest term's records, searched for in the others') is the
     plain intersection, through records added since the file and dead ones."""

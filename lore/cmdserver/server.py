@@ -297,12 +297,13 @@ class Server:
 
         with LongLived():  # out of the collector's sight: a worker's collections never copy it
             if indexes:
-                from lore.index.held import hold
+                from lore.index.held import hold, refresh
                 from lore.index.persist import Index
 
                 for path, root in (i for i in indexes if len(i) == 2):
                     with contextlib.suppress(Exception):
-                        hold(path, root, Index.loads)  # the next workers take it growable
+                        if hold(path, root, Index.loads):  # the next workers take it growable,
+                            refresh(path, root)  # and up to date with the files
             for name in fresh:
                 with contextlib.suppress(BaseException):
                     import_module(name)
