@@ -10,6 +10,7 @@ import heapq
 import math
 from dataclasses import dataclass, field
 from datetime import timedelta
+from itertools import compress
 from typing import Any
 
 from lore import clock
@@ -253,15 +254,15 @@ def rank_decisions(
         return idx.dw[d] - idx.cw[d] + w_fresh * fresh + w_use * share
 
     key, reach = base, bound
+    mine: set[int] = set()  # the decisions used here
     if used:
         # Only the decisions used here gain from use: theirs is worked out now, and any
         # other's is its base (but for rounding, ``dw`` being 32-bit, and for citations
         # while ``cw`` is out of date), so the walk below need not look up every id.
         key = list(base)
         mine = set(idx.find_ids(set(used)).values())
-        for j, d in enumerate(docs):
-            if d in mine:
-                key[j] = exact(d)
+        for j in compress(range(len(docs)), map(mine.__contains__, docs)):  # (found in C)
+            key[j] = exact(docs[j])
         reach = _ROUNDING + (0.0 if cit_known else w_use * model.use_share(0, idx.cited_max()))
     # Walk down from the best by ``key``: a decision below the walked ones has at most its
     # key plus ``reach``, so once that is under the n-th value found, the walk can stop.
@@ -285,9 +286,10 @@ def rank_decisions(
         # whose key plus ``reach`` is under it now never makes the cut. One pass keeps
         # the others; they are walked down from the best, each ending the walk as above.
         floor = best[-1] - reach if len(best) == n else -math.inf
-        rest = [j for j in range(len(docs)) if key[j] >= floor and j not in final]
+        reached = compress(range(len(key)), map(floor.__le__, key))  # key >= floor, in C
+        rest = [j for j in reached if j not in final]
         if len(rest) > n:
-            rest = _newest_alike(idx, rest, docs, times, n, used, anchored)
+            rest = _newest_alike(idx, rest, docs, times, n, mine, anchored)
         rest.sort(key=key.__getitem__, reverse=True)
         heapq.heapify(best)  # the n best values found: the n-th is best[0]
         for j in rest:
@@ -309,20 +311,20 @@ def _newest_alike(
     docs: list[int],
     times: Any,
     n: int,
-    used: dict[str, Any],
+    used: set[int],
     anchored: bool,
 ) -> list[int]:
     """``rest`` (positions in ``docs``) less the decisions that cannot make the first
     ``n``: among decisions alike in every column their exact value reads (weight,
-    citations, dated or not; none used here, pinned or naming files), a newer one is
-    worth at least as much (recency only falls with age) and comes first on a tie, so
-    only each group's ``n`` newest can."""
+    citations, dated or not; none used here (``used``: those that are), pinned or naming
+    files), a newer one is worth at least as much (recency only falls with age) and comes
+    first on a tie, so only each group's ``n`` newest can."""
     pins = idx.pins
     kept: list[int] = []
     groups: dict[tuple[Any, ...], list[int]] = {}
     for j in rest:
         d = docs[j]
-        if d in pins or (anchored and idx.anchored(d)) or (used and idx.id_of(d) in used):
+        if d in pins or (anchored and idx.anchored(d)) or d in used:
             kept.append(j)
             continue
         alike = (idx.dw[d], idx.cw[d], idx.cited_count(d), idx.ts[d] > 0)
