@@ -288,12 +288,16 @@ def test_the_holder_applies_what_the_files_gained_and_a_child_finds_nothing_left
         wanted = {first.id, *(r.id for r in later)}
         assert set(taken.find_ids(wanted)) == wanted  # applied by the holder
         assert taken.refresh(store) is False  # nothing left for the worker
+        assert not held.moved(path)  # so the holder need not refresh again
         store.revise(later[0].id, {"decision": "Cache the invoices"})
         assert taken.refresh(store) is True  # a change after the holder's refresh
         assert "invoic" in taken.vocabulary()
+        assert held.moved(path)  # the worker applied one: the holder will too
+        assert held.moved(path + ".other")  # not taken: read from its file
     finally:
         held.HELD.clear()
         held.HOLDER.clear()
+        held.TAKEN.clear()
 
 
 def test_holding_is_the_intersection_of_every_terms_records(store: Store) -> None:

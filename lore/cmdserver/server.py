@@ -300,10 +300,12 @@ class Server:
                 from lore.index.held import hold, refresh
                 from lore.index.persist import Index
 
-                for path, root in (i for i in indexes if len(i) == 2):
+                for path, root, *moved in (i for i in indexes if len(i) in (2, 3)):
                     with contextlib.suppress(Exception):
-                        if hold(path, root, Index.loads):  # the next workers take it growable,
-                            refresh(path, root)  # and up to date with the files
+                        # The next workers take it growable and, when the last one had
+                        # something to apply to it, up to date with the files.
+                        if hold(path, root, Index.loads) and moved != ["0"]:
+                            refresh(path, root)
             for name in fresh:
                 with contextlib.suppress(BaseException):
                     import_module(name)

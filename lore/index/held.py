@@ -19,7 +19,7 @@ HOLD_MAX = 256 << 20  # bytes of index files held at most, all together
 HELD: dict[str, tuple[tuple[int, int, int], Any]] = {}  # index file -> (its identity, index)
 HOLDER: list[int] = []  # the pid of the process that holds them
 LOADED: list[tuple[str, str]] = []  # (index file, data root) this process loaded
-TAKEN: list[Any] = []  # the held indexes this forked child took
+TAKEN: list[tuple[str, Any, Any]] = []  # (file, held index this forked child took, its mark)
 
 
 def identity(st: os.stat_result) -> tuple[int, int, int]:
@@ -42,8 +42,24 @@ def take(path: str) -> Any:
     # ... and it is never freed here: freeing it would write to every one of its pages
     # (thousands of copy-on-write faults as the command ends); the worker ends with
     # os._exit, which frees nothing.
-    TAKEN.append(held[1])
+    TAKEN.append((path, held[1], _mark(held[1])))
     return held[1]
+
+
+def _mark(index: Any) -> Any:
+    """What a refresh that changes ``index`` moves: its edits, and each kind's file stamp,
+    watcher token and folder stamp."""
+    sources = sorted(index.sources.items())
+    return index.edits, [(k, s.get("fp"), s.get("token"), s.get("dir")) for k, s in sources]
+
+
+def moved(path: str) -> bool:
+    """Whether this forked child changed the index of ``path`` it took (brought it up to
+    date with something); True when it took none (it read the file itself)."""
+    for taken, index, mark in TAKEN:
+        if taken == path:
+            return bool(_mark(index) != mark)
+    return True
 
 
 def hold(path: str, root: str, loads: Callable[[Any, str], Any]) -> bool:
