@@ -300,6 +300,45 @@ def test_the_holder_applies_what_the_files_gained_and_a_child_finds_nothing_left
         held.TAKEN.clear()
 
 
+def test_the_server_holds_and_refreshes_the_index_a_worker_reports(store: Store) -> None:
+    """The worker's report line goes through the server's own reading of it
+    (``Server._learn``): the server holds the index file of that data root, up to date
+    with what was captured since the file, and holds it again only when the file changes.
+    A line of another shape is not taken for an index."""
+    from types import SimpleNamespace
+
+    from lore.cmdserver.server import Server
+    from lore.index import held
+    from lore.index.persist import index_path, save
+
+    first = build("decision", "Use Postgres", {}).record
+    store.add([first])
+    save(open_index(store), store.root)
+    later = build("decision", "Cache the orders", {}).record
+    store.add([later])
+    path, root = str(index_path(store.root)), str(store.path)
+    assert held.reported(held.report(path, root)) == (path, root, True)  # took none: moved
+    assert held.reported(f"index:{path}\t{root}") is None
+    assert held.reported("lore.index.held") is None
+
+    def learn(*lines: str) -> None:
+        read, write = os.pipe()
+        os.write(write, "\n".join(lines).encode())
+        os.close(write)
+        Server._learn(SimpleNamespace(modules=set()), read)  # type: ignore[arg-type]
+
+    try:
+        learn("json", held.report(path, root))
+        kept = held.HELD[path][1]
+        assert set(kept.find_ids({first.id, later.id})) == {first.id, later.id}
+        learn(f"index:0\t{path}\t{root}")  # the same file, nothing moved: kept as it is
+        assert held.HELD[path][1] is kept
+    finally:
+        held.HELD.clear()
+        held.HOLDER.clear()
+        held.TAKEN.clear()
+
+
 def test_holding_is_the_intersection_of_every_terms_records(store: Store) -> None:
     """``Columns.holding`` (the rarest term's records, searched for in the others') is the
     plain intersection, through records added since the file and dead ones."""

@@ -287,8 +287,10 @@ class Server:
                     break
                 chunks.append(chunk)
         os.close(report)
+        from lore.index.held import reported
+
         names = [n for n in b"".join(chunks).decode("utf-8", "replace").split("\n") if n]
-        indexes = [n[len("index:") :].split("\t", 1) for n in names if n.startswith("index:")]
+        indexes = [found for found in map(reported, names) if found is not None]
         modules = [n for n in names if not n.startswith("index:")]
         fresh = [n for n in modules if n not in sys.modules and n.partition(".")[0] != "__main__"]
         if not indexes and not fresh:
@@ -300,11 +302,11 @@ class Server:
                 from lore.index.held import hold, refresh
                 from lore.index.persist import Index
 
-                for path, root, *moved in (i for i in indexes if len(i) in (2, 3)):
+                for path, root, moved in indexes:
                     with contextlib.suppress(Exception):
                         # The next workers take it growable and, when the last one had
                         # something to apply to it, up to date with the files.
-                        if hold(path, root, Index.loads) and moved != ["0"]:
+                        if hold(path, root, Index.loads) and moved:
                             refresh(path, root)
             for name in fresh:
                 with contextlib.suppress(BaseException):

@@ -48,10 +48,11 @@ def run(
 
             atexit._run_exitfuncs()
         with contextlib.suppress(BaseException):
-            from lore.index.held import LOADED, moved
+            from lore.index.held import LOADED
+            from lore.index.held import report as index_line
 
             new = sorted(set(sys.modules) - held)
-            new += [f"index:{path}\t{root}\t{int(moved(path))}" for path, root in LOADED]
+            new += [index_line(path, root) for path, root in LOADED]
             os.write(report, "\n".join(new).encode("utf-8")[:60000])  # a pipe's room
         with contextlib.suppress(BaseException):
             os.close(report)  # the server knows from here that the command is over

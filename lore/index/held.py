@@ -53,6 +53,22 @@ def _mark(index: Any) -> Any:
     return index.edits, [(k, s.get("fp"), s.get("token"), s.get("dir")) for k, s in sources]
 
 
+def report(path: str, root: str) -> str:
+    """The line a forked child reports for an index it loaded: whether it changed the one
+    it took (``moved``), the index file, its data root."""
+    return f"index:{int(moved(path))}\t{path}\t{root}"
+
+
+def reported(line: str) -> tuple[str, str, bool] | None:
+    """``(index file, data root, moved)`` from a ``report`` line (None: not one)."""
+    if not line.startswith("index:"):
+        return None
+    parts = line[len("index:") :].split("\t", 2)
+    if len(parts) != 3 or parts[0] not in ("0", "1"):
+        return None
+    return parts[1], parts[2], parts[0] == "1"
+
+
 def moved(path: str) -> bool:
     """Whether this forked child changed the index of ``path`` it took (brought it up to
     date with something); True when it took none (it read the file itself)."""
