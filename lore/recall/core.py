@@ -8,7 +8,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 from lore import clock, timeexpr
@@ -50,7 +49,7 @@ class Hit:
         """The value that matches the most of the query's terms, marked and cut."""
         return self._shown[1]
 
-    @cached_property
+    @functools.cached_property
     def _shown(self) -> tuple[str, str]:
         if self.matched is None:
             return "", ""
@@ -203,14 +202,8 @@ def rank(
     if n == 0 or not (terms or named):
         return Ranking(idx, [], 0, set(), window, named)
     boost = {SEARCH_KINDS.index(k) for k in named}
-    read: list[Uses] = []
-
-    def uses() -> Uses:
-        """This machine's use of the records, read once for the query (each read checks
-        four files)."""
-        if not read:
-            read.append(Uses.of(store))
-        return read[0]
+    mine = project or here  # the project whose records score its part
+    uses = functools.cache(functools.partial(Uses.of, store))  # read once (four files)
 
     def finish(
         text: dict[int, float], exact: dict[int, float], fuzzy: dict[int, float]
@@ -240,7 +233,7 @@ def rank(
             }
         if not text:
             return [], text
-        scored = _score(store, idx, text, exact, fuzzy, project or here, limit, show_hidden, uses())
+        scored = _score(store, idx, text, exact, fuzzy, mine, limit, show_hidden, uses())
         return scored, text
 
     if not terms:  # only kinds (and a time): those records, inside the window
@@ -265,7 +258,6 @@ def rank(
             )
             found = (*finish(text, exact, fuzzy), matched)
         elif limit > 0 and not show_hidden and count is False:
-            mine = project or here
             found = _pruned(store, idx, terms, planned, window, boost, limit, finish, mine, uses())
         if found is not None:
             ranked, text, matched = found
@@ -435,7 +427,7 @@ def _score(
         bar = firsts[limit - 1] - _MARGIN
         # Without a project here (no records of it, none tagged with it) no record gets
         # the project's part, so it is not counted in what the others may add.
-        project = ranking.W_PROJECT if code >= 0 or tagged else 0.0  # (as project_part)
+        project = project_part(idx, here)
         floor = (bar - w_act - project) / ranking.W_TEXT * top_text
         pool = [d for d, v in text.items() if v >= floor or d in totals]
         top_use = uses.top

@@ -20,6 +20,18 @@ import pytest
 
 LORE = str(Path(sys.executable).with_name("lore"))
 PASSED_ENV = ("HOME", "PATH", "NO_COLOR", "GIT_CEILING_DIRECTORIES", "LORE_LOCK_TIMEOUT")
+# A raw client's session opening, for the tests that write JSON-RPC lines themselves.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
 class Server:

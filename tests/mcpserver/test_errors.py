@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from tests.mcpserver.conftest import INITIALIZE, INITIALIZED
+
 pytest.importorskip("mcp", reason="the MCP SDK (the [mcp] extra) is not installed")
 
 FAKE_KEY = "AKIA" + "Z7Q4M2XKP9LW3RTB"  # shaped like an AWS key id (split so scanners pass)
@@ -131,19 +133,8 @@ def test_a_malformed_request_leaves_the_server_serving(tmp_path: Path) -> None:
     requests = [
         "this is not json",
         json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": "nope"}),
-        json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "raw", "version": "0"},
-                },
-            }
-        ),
-        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json.dumps(INITIALIZE),
+        json.dumps(INITIALIZED),
         json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": 5}}),
         json.dumps(
             {
@@ -223,19 +214,8 @@ def test_every_request_gets_an_answer_even_a_batch_bad_bytes_or_deep_nesting(
         + "]" * 80
         + "}}",
         "this is not json",
-        json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "raw", "version": "0"},
-                },
-            }
-        ),
-        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json.dumps(INITIALIZE),
+        json.dumps(INITIALIZED),
         json.dumps(
             {
                 "jsonrpc": "2.0",

@@ -6,33 +6,21 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.mcpserver.conftest import INITIALIZE, INITIALIZED, LORE
+
 pytest.importorskip("mcp", reason="the MCP SDK (the [mcp] extra) is not installed")
 
-LORE = str(Path(sys.executable).with_name("lore"))
 BIG = " ".join(f"word{i % 997} and more" for i in range(5_500))  # about 190 KB of answer
 
 
 def _requests(*calls: tuple[int, str, dict[str, Any]]) -> bytes:
-    lines = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "0"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    ]
+    lines: list[dict[str, Any]] = [INITIALIZE, INITIALIZED]
     for rid, name, arguments in calls:
         lines.append(
             {
@@ -53,14 +41,15 @@ def _env(tmp_path: Path) -> dict[str, str]:
     return {**os.environ, "LORE_DATA_DIR": str(tmp_path / "data"), "NO_COLOR": "1"}
 
 
+def _serve(tmp_path: Path, stdout: Any = subprocess.PIPE, stderr: Any = subprocess.DEVNULL) -> Any:
+    """``lore mcp`` reading requests from a pipe."""
+    return subprocess.Popen(
+        [LORE, "mcp"], stdin=subprocess.PIPE, stdout=stdout, stderr=stderr, env=_env(tmp_path)
+    )
+
+
 def test_a_large_answer_arrives_whole_through_pipes(tmp_path: Path) -> None:
-    with subprocess.Popen(
-        [LORE, "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=_env(tmp_path),
-    ) as proc:
+    with _serve(tmp_path) as proc:
         assert proc.stdin is not None and proc.stdout is not None
         calls = (2, "observe", {"text": BIG}), (3, "list", {"kind": "observation"})
         proc.stdin.write(_requests(*calls))
@@ -97,16 +86,7 @@ def test_requests_from_a_file_and_answers_into_a_file(tmp_path: Path) -> None:
 
 def test_requests_from_a_pipe_and_answers_into_a_file(tmp_path: Path) -> None:
     answers_file = tmp_path / "answers.jsonl"
-    with (
-        answers_file.open("wb") as stdout,
-        subprocess.Popen(
-            [LORE, "mcp"],
-            stdin=subprocess.PIPE,
-            stdout=stdout,
-            stderr=subprocess.DEVNULL,
-            env=_env(tmp_path),
-        ) as proc,
-    ):
+    with answers_file.open("wb") as stdout, _serve(tmp_path, stdout=stdout) as proc:
         assert proc.stdin is not None
         proc.stdin.write(_requests((2, "observe", {"text": "into a file"})))
         proc.stdin.flush()
@@ -126,16 +106,7 @@ def test_while_serving_fd_0_is_the_null_device_and_fd_1_is_stderr(tmp_path: Path
     """A child process of the server cannot read the agent's requests, and stray output
     goes to stderr, not onto the wire."""
     stderr = tmp_path / "stderr.txt"
-    with (
-        stderr.open("wb") as err,
-        subprocess.Popen(
-            [LORE, "mcp"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=err,
-            env=_env(tmp_path),
-        ) as proc,
-    ):
+    with stderr.open("wb") as err, _serve(tmp_path, stderr=err) as proc:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(_requests())
         proc.stdin.flush()
